@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/pwrc/pwrc/compiler"
+	"github.com/pwrc/pwrc/lang"
+	pwrt "github.com/pwrc/pwrc/runtime"
+)
+
+func checkCmd(stdout, stderr io.Writer) *cobra.Command {
+	var strict bool
+	var format string
+	cmd := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Check scenarios for errors without running them",
+		Long: `check parses and compiles each scenario, compiles its rules and expands its
+experiments, and reports every problem with file:line:col and the source line.
+It exits 1 when a file has errors (or, with --strict, warnings).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format must be text or json, not %q", format)
+			}
+			failed := false
+			all := []lang.JSONDiagnostic{}
+			for _, path := range args {
+				res := compiler.Compile(path, compiler.Options{})
+				errs, warns := res.Diags.Count()
+				if errs > 0 || (strict && warns > 0) {
+					failed = true
+				}
+				if format == "json" {
+					all = append(all, res.Diags.JSON(res.Sources)...)
+					continue
+				}
+				if err := res.Diags.Write(stderr, res.Sources); err != nil {
+					return err
+				}
+				switch {
+				case errs == 0 && warns == 0:
+					runs := 0
+					if res.Plan != nil {
+						runs = len(res.Plan.Runs)
+					}
+					fmt.Fprintf(stdout, "%s: ok (%s)\n", path, plural(runs, "run"))
+				default:
+					fmt.Fprintf(stdout, "%s: %s, %s\n", path, plural(errs, "error"), plural(warns, "warning"))
+				}
+			}
+			if format == "json" {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(all); err != nil {
+					return err
+				}
+			}
+			if failed {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail on warnings too")
+	cmd.Flags().StringVar(&format, "format", "text", "diagnostics format: text or json (for editors)")
+	return cmd
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// parseSets splits --set NAME=VALUE flags.
+func parseSets(sets []string) ([]compiler.Set, error) {
+	var out []compiler.Set
+	for _, s := range sets {
+		name, value, ok := strings.Cut(s, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--set %q: write --set NAME=VALUE", s)
+		}
+		out = append(out, compiler.Set{Name: name, Value: value})
+	}
+	return out, nil
+}
+
+// compile compiles a scenario for run/plan, printing diagnostics; it
+// returns nil when there are errors.
+func compile(path string, sets []string, experiment string, stderr io.Writer) (*compiler.Result, error) {
+	ss, err := parseSets(sets)
+	if err != nil {
+		return nil, err
+	}
+	res := compiler.Compile(path, compiler.Options{Sets: ss, Experiment: experiment})
+	if err := res.Diags.Write(stderr, res.Sources); err != nil {
+		return nil, err
+	}
+	if res.Diags.HasErrors() {
+		errs, _ := res.Diags.Count()
+		fmt.Fprintf(stderr, "%s: %s\n", path, plural(errs, "error"))
+		return nil, exitError{1}
+	}
+	return res, nil
+}
+
+func runCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		experiment, format, jobsDir, outFile string
+		sets                                 []string
+		workers                              int
+	)
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Simulate a scenario and print comparison tables",
+		Long: `run compiles the scenario, simulates every run of its experiments (in parallel
+with -j), and prints one table per experiment: run days, utilization, energy,
+cost, saving against the baseline, and waiting-time quantiles.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			switch format {
+			case "table", "markdown", "csv", "json":
+			default:
+				return fmt.Errorf("--format must be table, markdown, csv or json, not %q", format)
+			}
+			if workers <= 0 {
+				workers = runtime.GOMAXPROCS(0)
+			}
+			res, err := compile(args[0], sets, experiment, stderr)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			prog := newProgress(stderr, len(res.Plan.Runs))
+			results := pwrt.Execute(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: jobsDir != "", Progress: prog.update})
+			prog.finish()
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted; no output written")
+			}
+			var buf bytes.Buffer
+			if err := render(&buf, format, res.Plan, results); err != nil {
+				return err
+			}
+			failed := 0
+			for _, r := range results {
+				if r.Err != nil {
+					failed++
+					fmt.Fprintf(stderr, "pwrc: run %s failed: %v\n", r.Run.Name, r.Err)
+				}
+			}
+			if jobsDir != "" {
+				if err := writeJobs(jobsDir, results); err != nil {
+					return err
+				}
+			}
+			if outFile != "" {
+				if err := renameio.WriteFile(outFile, buf.Bytes(), 0o644); err != nil {
+					return err
+				}
+			} else if _, err := stdout.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			if failed > 0 {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&experiment, "experiment", "", "run only this experiment")
+	f.StringArrayVar(&sets, "set", nil, "override a param: --set NAME=VALUE (repeatable; a [list] sweeps)")
+	f.IntVarP(&workers, "jobs-parallel", "j", 0, "runs to simulate in parallel (default: number of CPUs)")
+	f.StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
+	f.StringVar(&jobsDir, "jobs", "", "write one CSV of per-job records per run into this directory")
+	f.StringVarP(&outFile, "output", "o", "", "write the tables to this file (atomically) instead of stdout")
+	return cmd
+}
+
+func planCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		experiment string
+		sets       []string
+	)
+	cmd := &cobra.Command{
+		Use:   "plan FILE",
+		Short: "List the runs a scenario expands to, and their dependencies",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			res, err := compile(args[0], sets, experiment, stderr)
+			if err != nil {
+				return err
+			}
+			writePlan(stdout, res.Plan)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&experiment, "experiment", "", "only this experiment")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param: --set NAME=VALUE")
+	return cmd
+}
+
+func writePlan(w io.Writer, p *pwrt.Plan) {
+	for _, e := range p.Experiments {
+		fmt.Fprintf(w, "experiment %s: %s", e.Name, plural(len(e.Runs), "run"))
+		if len(e.Dims) > 0 {
+			fmt.Fprintf(w, ", sweeping %s", strings.Join(e.Dims, " × "))
+		}
+		if e.Baseline != nil {
+			fmt.Fprintf(w, ", baseline %s = %s", e.Baseline.Dim, e.Baseline.Value)
+		}
+		fmt.Fprintf(w, ", seed %d\n", e.Seed)
+		for _, i := range e.Runs {
+			r := p.Runs[i]
+			fmt.Fprintf(w, "  %3d  %-28s workload %s, machine %s, contract %s, policy %s", r.Index, r.Name,
+				r.Workload.Name, r.Machine.Name, r.Contract.Name, r.Policy.Name)
+			if r.Baseline >= 0 {
+				fmt.Fprintf(w, "; compared with %s", p.Runs[r.Baseline].Name)
+			}
+			if len(r.DependsOn) > 0 {
+				var names []string
+				for _, d := range r.DependsOn {
+					names = append(names, p.Runs[d].Name)
+				}
+				fmt.Fprintf(w, "; after %s", strings.Join(names, ", "))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// writeJobs writes DIR/<run>.csv for each run, each file atomically.
+func writeJobs(dir string, results []*pwrt.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			continue
+		}
+		var b bytes.Buffer
+		writeJobsCSV(&b, r.Jobs)
+		if err := renameio.WriteFile(filepath.Join(dir, r.Run.Name+".csv"), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progress prints "runs done / total" on stderr, only when stderr is a
+// terminal and only once the runs have taken more than a second.
+type progress struct {
+	w       io.Writer
+	enabled bool
+	total   int
+	start   time.Time
+	mu      sync.Mutex
+	shown   bool
+	done    int
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	p := &progress{w: w, total: total, start: time.Now(), stop: make(chan struct{})}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.enabled = true
+		p.wg.Add(1)
+		go p.tick()
+	}
+	return p
+}
+
+func (p *progress) tick() {
+	defer p.wg.Done()
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if time.Since(p.start) > time.Second {
+				p.shown = true
+				fmt.Fprintf(p.w, "\r%d/%d runs done, %.1f s ", p.done, p.total, time.Since(p.start).Seconds())
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *progress) update(done, _ int) {
+	p.mu.Lock()
+	p.done = done
+	p.mu.Unlock()
+}
+
+func (p *progress) finish() {
+	if !p.enabled {
+		return
+	}
+	close(p.stop)
+	p.wg.Wait()
+	if p.shown {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 40))
+	}
+}

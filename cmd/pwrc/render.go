@@ -1,0 +1,531 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
+)
+
+// render writes the results of a plan in the requested format.
+func render(w io.Writer, format string, p *pwrt.Plan, results []*pwrt.Result) error {
+	switch format {
+	case "json":
+		return renderJSON(w, results)
+	case "csv":
+		return renderCSV(w, p, results)
+	}
+	for i, e := range p.Experiments {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := renderTable(w, format == "markdown", p, e, results); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// column is one table column: a header and a cell formatter.
+type column struct {
+	header string
+	cell   func(r *pwrt.Result) string
+	align  tw.Align
+}
+
+func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, results []*pwrt.Result) error {
+	var rs []*pwrt.Result
+	for _, i := range e.Runs {
+		rs = append(rs, results[i])
+	}
+	title := fmt.Sprintf("experiment %s", e.Name)
+	if len(rs) > 0 {
+		r0 := rs[0].Run
+		title += fmt.Sprintf(" · %s", plural(len(rs), "run"))
+		if same(rs, func(r *pwrt.Result) string { return r.Run.Workload.Name }) {
+			title += " · workload " + r0.Workload.Name
+		}
+		if same(rs, func(r *pwrt.Result) string { return fmt.Sprint(r.Run.Machine.Name, r.Workload.Nodes) }) {
+			title += fmt.Sprintf(" · machine %s (%s nodes)", r0.Machine.Name, thousands(float64(rs[0].Workload.Nodes), 0))
+		}
+	}
+	if markdown {
+		fmt.Fprintf(w, "### %s\n\n", title)
+	} else {
+		fmt.Fprintln(w, title)
+	}
+	cols := []column{{header: configHeader(e), cell: func(r *pwrt.Result) string { return configName(e, r.Run) }, align: tw.AlignLeft}}
+	for _, key := range e.Report {
+		cols = append(cols, metricColumn(key, rs))
+	}
+	headers := make([]string, len(cols))
+	aligns := make([]tw.Align, len(cols))
+	for i, c := range cols {
+		headers[i] = c.header
+		aligns[i] = c.align
+		if aligns[i] == "" {
+			aligns[i] = tw.AlignRight
+		}
+	}
+	var rend tw.Renderer = renderer.NewBlueprint()
+	if markdown {
+		rend = renderer.NewMarkdown()
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(rend),
+		tablewriter.WithConfig(tablewriter.Config{
+			Header: tw.CellConfig{
+				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
+				Alignment:  tw.CellAlignment{PerColumn: aligns},
+			},
+			Row: tw.CellConfig{
+				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
+				Alignment:  tw.CellAlignment{PerColumn: aligns},
+			},
+		}),
+	)
+	t.Header(headers)
+	for _, r := range rs {
+		row := make([]string, len(cols))
+		for i, c := range cols {
+			if r.Err != nil && i > 0 {
+				row[i] = "error"
+				continue
+			}
+			row[i] = c.cell(r)
+		}
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, n := range tableNotes(e, rs) {
+		if markdown {
+			fmt.Fprintf(w, "\n%s", n)
+		} else {
+			fmt.Fprintf(w, "%s\n", n)
+		}
+	}
+	if markdown {
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// same reports whether key gives one value for all runs.
+func same(rs []*pwrt.Result, key func(*pwrt.Result) string) bool {
+	for _, r := range rs[1:] {
+		if key(r) != key(rs[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+func configHeader(e *pwrt.Experiment) string {
+	if len(e.Dims) == 0 {
+		return "Configuration"
+	}
+	parts := make([]string, len(e.Dims))
+	for i, d := range e.Dims {
+		parts[i] = strings.ToUpper(d[:1]) + d[1:]
+	}
+	return strings.Join(parts, " · ")
+}
+
+func configName(e *pwrt.Experiment, r *pwrt.Run) string {
+	if len(r.Params) == 0 {
+		return e.Name
+	}
+	parts := make([]string, len(r.Params))
+	for i, p := range r.Params {
+		parts[i] = p.Value
+	}
+	return strings.Join(parts, " · ")
+}
+
+// metricColumn builds the column for a report key. Units that depend on
+// magnitude (k€ or €) are chosen per table, from the largest value.
+func metricColumn(key string, rs []*pwrt.Result) column {
+	ok := func(f func(m *pwrt.Metrics) float64) func(r *pwrt.Result) string {
+		return func(r *pwrt.Result) string { return fmtNumber(f(&r.Metrics), decimalsFor(rs, f)) }
+	}
+	switch key {
+	case "run_days":
+		return column{header: "Run days", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.RunDays, 1) }}
+	case "utilization":
+		return column{header: "Util %", cell: func(r *pwrt.Result) string { return thousands(100*r.Metrics.Utilization, 1) }}
+	case "energy":
+		return column{header: "Energy MWh", cell: ok(func(m *pwrt.Metrics) float64 { return m.Energy / 3.6e9 })}
+	case "cost", "saving":
+		scale, unit := moneyUnit(rs)
+		f := func(m *pwrt.Metrics) float64 { return m.Cost / scale }
+		header := "Cost " + unit
+		if key == "saving" {
+			f = func(m *pwrt.Metrics) float64 { return m.Saving / scale }
+			header = "Saving " + unit
+		}
+		cell := ok(f)
+		return column{header: header, cell: func(r *pwrt.Result) string {
+			if key == "saving" && !r.Metrics.HasSaving {
+				return "–"
+			}
+			return cell(r)
+		}}
+	case "saving_pct":
+		return column{header: "Saving %", cell: func(r *pwrt.Result) string {
+			if !r.Metrics.HasSaving {
+				return "–"
+			}
+			return thousands(r.Metrics.SavingPct, 1)
+		}}
+	case "bsld":
+		return column{header: "Mean bsld", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.BsldMean, 2) }}
+	case "jobs":
+		return column{header: "Jobs", cell: func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Jobs), 0) }}
+	case "dropped":
+		return column{header: "Dropped", cell: func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Dropped), 0) }}
+	}
+	if stat, found := strings.CutPrefix(key, "wait_"); found {
+		label := map[string]string{"mean": "mean", "q25": "Q1", "q50": "Q2", "q75": "Q3", "q90": "q90", "q99": "q99", "max": "max"}[stat]
+		get := waitGetter(stat)
+		return column{header: "Wait " + label + " min|d", cell: func(r *pwrt.Result) string { return fmtWait(get(&r.Metrics)) }}
+	}
+	return column{header: key, cell: func(*pwrt.Result) string { return "?" }}
+}
+
+func waitGetter(stat string) func(m *pwrt.Metrics) float64 {
+	switch stat {
+	case "mean":
+		return func(m *pwrt.Metrics) float64 { return m.WaitMean }
+	case "q25":
+		return func(m *pwrt.Metrics) float64 { return m.WaitQ25 }
+	case "q50":
+		return func(m *pwrt.Metrics) float64 { return m.WaitQ50 }
+	case "q75":
+		return func(m *pwrt.Metrics) float64 { return m.WaitQ75 }
+	case "q90":
+		return func(m *pwrt.Metrics) float64 { return m.WaitQ90 }
+	case "q99":
+		return func(m *pwrt.Metrics) float64 { return m.WaitQ99 }
+	}
+	return func(m *pwrt.Metrics) float64 { return m.WaitMax }
+}
+
+// moneyUnit picks € or k€ (or the run's currency) for a table.
+func moneyUnit(rs []*pwrt.Result) (float64, string) {
+	cur := "EUR"
+	big := 0.0
+	for _, r := range rs {
+		if r.Err == nil {
+			cur = r.Metrics.Currency
+			big = math.Max(big, math.Abs(r.Metrics.Cost))
+		}
+	}
+	sym := map[string]string{"EUR": "€", "USD": "$", "GBP": "£"}[cur]
+	if sym == "" {
+		sym = cur
+	}
+	if big >= 10000 {
+		return 1000, "k" + sym
+	}
+	return 1, sym
+}
+
+// decimalsFor chooses the decimals of a column so its largest value shows
+// three or four significant digits.
+func decimalsFor(rs []*pwrt.Result, f func(m *pwrt.Metrics) float64) int {
+	big := 0.0
+	for _, r := range rs {
+		if r.Err == nil {
+			big = math.Max(big, math.Abs(f(&r.Metrics)))
+		}
+	}
+	switch {
+	case big >= 1000:
+		return 0
+	case big >= 100:
+		return 1
+	case big >= 1:
+		return 2
+	}
+	return 3
+}
+
+func fmtNumber(v float64, decimals int) string { return thousands(v, decimals) }
+
+// fmtWait shows a wait in minutes, or in days (marked d) from one day on,
+// as in Kunkel et al.'s tables.
+func fmtWait(s float64) string {
+	switch {
+	case s < 86400:
+		return thousands(s/60, 0)
+	case s < 10*86400:
+		return strconv.FormatFloat(s/86400, 'f', 1, 64) + " d"
+	}
+	return thousands(s/86400, 0) + " d"
+}
+
+// thousands formats v with the given decimals and comma thousands separators.
+func thousands(v float64, decimals int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s[3:], "0") == "" {
+		s = s[1:] // no negative zero
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, ch := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	if hasFrac {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// tableNotes explains units, baselines, cleaning and approximations.
+func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
+	var notes []string
+	for _, k := range e.Report {
+		if strings.HasPrefix(k, "wait_") {
+			notes = append(notes, "Waits in minutes, or in days where marked d.")
+			break
+		}
+	}
+	if e.Baseline != nil {
+		notes = append(notes, fmt.Sprintf("Saving: cost of the run with %s %s and otherwise the same configuration, minus this run's cost.", e.Baseline.Dim, e.Baseline.Value))
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if s := cleaningNote(r.Workload); s != "" && !seen[s] {
+			seen[s] = true
+			notes = append(notes, s)
+		}
+	}
+	for _, r := range rs {
+		for _, n := range r.Notes {
+			if !seen[n] {
+				seen[n] = true
+				notes = append(notes, "Note: "+n)
+			}
+		}
+	}
+	return notes
+}
+
+// cleaningNote says what the SWF cleaning rules did to a workload.
+func cleaningNote(w pwrt.WorkloadInfo) string {
+	c := w.Clean
+	if w.Path == "" {
+		return fmt.Sprintf("Workload %s: %s jobs.", w.Name, thousands(float64(c.Jobs), 0))
+	}
+	s := fmt.Sprintf("Workload %s: %s records, %s jobs simulated on %s nodes", w.Name,
+		thousands(float64(w.Records), 0), thousands(float64(c.Jobs), 0), thousands(float64(w.Nodes), 0))
+	var dropped []string
+	add := func(n int, why string) {
+		if n > 0 {
+			dropped = append(dropped, fmt.Sprintf("%s %s", thousands(float64(n), 0), why))
+		}
+	}
+	add(c.DroppedRuntime, "with run time ≤ 0")
+	add(c.DroppedProcs, "without processors")
+	add(c.DroppedSubmit, "with negative submit time")
+	add(c.DroppedWide, "wider than the machine")
+	if len(dropped) > 0 {
+		s += fmt.Sprintf("; %s dropped (%s)", thousands(float64(c.Dropped()), 0), strings.Join(dropped, ", "))
+	}
+	if c.RuntimeCapped > 0 {
+		s += fmt.Sprintf("; %s run times capped at the requested time", thousands(float64(c.RuntimeCapped), 0))
+	}
+	if c.WalltimeFromRuntime > 0 {
+		s += fmt.Sprintf("; %s without requested time (run time used)", thousands(float64(c.WalltimeFromRuntime), 0))
+	}
+	if c.ProcsFromRequested > 0 {
+		s += fmt.Sprintf("; %s sized by requested processors", thousands(float64(c.ProcsFromRequested), 0))
+	}
+	if w.BadLines > 0 {
+		s += fmt.Sprintf("; %s malformed lines skipped (first at line %s)", thousands(float64(w.BadLines), 0), joinInts(w.FirstBad))
+	}
+	return s + "."
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// metricsMap flattens a run's metrics under snake_case keys with units in
+// their names. Go's JSON encoder sorts map keys, so output is stable.
+func metricsMap(r *pwrt.Result) map[string]any {
+	m := r.Metrics
+	out := map[string]any{
+		"run_days": m.RunDays, "utilization": m.Utilization, "nodes": m.Nodes,
+		"jobs": m.Jobs, "jobs_dropped": m.Dropped, "runtimes_capped": m.Capped,
+		"energy_mwh": m.Energy / 3.6e9, "cost": m.Cost, "currency": m.Currency,
+		"wait_mean_s": m.WaitMean, "wait_q25_s": m.WaitQ25, "wait_q50_s": m.WaitQ50, "wait_q75_s": m.WaitQ75,
+		"wait_q90_s": m.WaitQ90, "wait_q99_s": m.WaitQ99, "wait_max_s": m.WaitMax,
+		"bsld_mean": m.BsldMean, "peak_power_kw": m.PeakPower / 1e3, "busy_node_hours": m.BusyNodeHours,
+		"saving": nil, "saving_pct": nil,
+	}
+	if m.HasSaving {
+		out["saving"], out["saving_pct"] = m.Saving, m.SavingPct
+	}
+	for i, name := range pwrt.ComponentNames {
+		out["energy_"+name+"_mwh"] = m.EnergyBy[i] / 3.6e9
+		out["cost_"+name] = m.CostBy[i]
+	}
+	for _, p := range m.Periods {
+		out["energy_"+p.Name+"_period_mwh"] = p.Energy / 3.6e9
+		out["cost_"+p.Name+"_period"] = p.Cost
+	}
+	return out
+}
+
+type jsonRun struct {
+	Experiment string            `json:"experiment"`
+	Run        string            `json:"run"`
+	Params     map[string]string `json:"params"`
+	Metrics    map[string]any    `json:"metrics,omitempty"`
+	Workload   map[string]any    `json:"workload,omitempty"`
+	Notes      []string          `json:"notes,omitempty"`
+	Error      string            `json:"error,omitempty"`
+}
+
+func renderJSON(w io.Writer, results []*pwrt.Result) error {
+	out := make([]jsonRun, 0, len(results))
+	for _, r := range results {
+		j := jsonRun{Experiment: r.Run.Experiment, Run: r.Run.Name, Params: map[string]string{}, Notes: r.Notes}
+		for _, p := range r.Run.Params {
+			j.Params[p.Name] = p.Value
+		}
+		if r.Err != nil {
+			j.Error = r.Err.Error()
+		} else {
+			j.Metrics = metricsMap(r)
+			c := r.Workload.Clean
+			j.Workload = map[string]any{
+				"name": r.Workload.Name, "records": r.Workload.Records, "jobs": c.Jobs, "nodes": r.Workload.Nodes,
+				"dropped_runtime": c.DroppedRuntime, "dropped_procs": c.DroppedProcs, "dropped_submit": c.DroppedSubmit,
+				"dropped_wide": c.DroppedWide, "runtime_capped": c.RuntimeCapped, "walltime_from_runtime": c.WalltimeFromRuntime,
+				"procs_from_requested": c.ProcsFromRequested, "bad_lines": r.Workload.BadLines,
+			}
+		}
+		out = append(out, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// renderCSV writes one row per run with the same keys as JSON.
+func renderCSV(w io.Writer, p *pwrt.Plan, results []*pwrt.Result) error {
+	var dims []string
+	seen := map[string]bool{}
+	for _, e := range p.Experiments {
+		for _, d := range e.Dims {
+			if !seen[d] {
+				seen[d] = true
+				dims = append(dims, d)
+			}
+		}
+	}
+	var keys []string
+	for _, r := range results {
+		if r.Err == nil {
+			for k := range metricsMap(r) {
+				keys = append(keys, k)
+			}
+			break
+		}
+	}
+	sort.Strings(keys)
+	cw := csv.NewWriter(w)
+	header := append(append([]string{"experiment", "run"}, dims...), keys...)
+	header = append(header, "error")
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, r := range results {
+		row := []string{r.Run.Experiment, r.Run.Name}
+		params := map[string]string{}
+		for _, p := range r.Run.Params {
+			params[p.Name] = p.Value
+		}
+		for _, d := range dims {
+			row = append(row, params[d])
+		}
+		mm := map[string]any{}
+		if r.Err == nil {
+			mm = metricsMap(r)
+		}
+		for _, k := range keys {
+			row = append(row, csvValue(mm[k]))
+		}
+		errText := ""
+		if r.Err != nil {
+			errText = r.Err.Error()
+		}
+		row = append(row, errText)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case int:
+		return strconv.Itoa(v)
+	case string:
+		return v
+	}
+	return fmt.Sprint(v)
+}
+
+// writeJobsCSV writes per-job records: times in seconds on the trace's clock.
+func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
+	b.WriteString("id,submit,start,end,nodes,procs,walltime,wait,power_w\n")
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, j := range jobs {
+		b.WriteString(strconv.FormatInt(j.ID, 10))
+		for _, s := range []string{f(j.Submit), f(j.Start), f(j.End), strconv.Itoa(j.Nodes), strconv.Itoa(j.Procs), f(j.Walltime), f(j.Start - j.Submit), f(j.Power)} {
+			b.WriteByte(',')
+			b.WriteString(s)
+		}
+		b.WriteByte('\n')
+	}
+}

@@ -1,0 +1,334 @@
+// Package compiler turns parsed .pwr files into an execution plan. It
+// resolves names across the file and its imports (embedded stdlib modules or
+// other files), checks units, ranges and references, compiles rule
+// expressions once against the typed runtime environment, and expands each
+// experiment's sweeps into runs. Every problem becomes a diagnostic with a
+// source range; compilation goes on after an error so that one pass reports
+// all of them, like go/types.
+package compiler
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pwrc/pwrc/lang"
+	"github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/stdlib"
+)
+
+// Options control a compilation.
+type Options struct {
+	// Sets override parameters, in command-line order (--set NAME=VALUE).
+	Sets []Set
+	// Experiment restricts the plan to one experiment; "" keeps all.
+	Experiment string
+	// ReadFile reads scenario files; nil means os.ReadFile.
+	ReadFile func(string) ([]byte, error)
+}
+
+// Set is one --set NAME=VALUE.
+type Set struct {
+	Name, Value string
+}
+
+// Result is the outcome of a compilation. Plan is nil when Diags has errors.
+type Result struct {
+	Plan    *runtime.Plan
+	Sources lang.Sources
+	Diags   lang.Diagnostics
+}
+
+// Compile compiles the scenario in path into a plan.
+func Compile(path string, opts Options) *Result {
+	c := newCompiler(opts)
+	c.load(path)
+	if !c.diags.HasErrors() {
+		c.applySets(opts.Sets)
+	}
+	var plan *runtime.Plan
+	if !c.diags.HasErrors() {
+		c.checkParams()
+		c.checkDecls()
+		plan = c.plan(opts.Experiment)
+	}
+	c.warnUnusedParams()
+	diags := dedupe(c.diags)
+	diags.Sort()
+	if diags.HasErrors() {
+		plan = nil
+	}
+	return &Result{Plan: plan, Sources: c.sources, Diags: diags}
+}
+
+type compiler struct {
+	opts    Options
+	sources lang.Sources
+	diags   lang.Diagnostics
+
+	root    *module
+	modules map[string]*module // by canonical path
+	loading map[string]bool
+
+	decls  map[string]map[string]*decl // kind → name → declaration
+	params map[string]*param
+
+	exprs map[*lang.Stmt]*runtime.Expr // compiled once per statement
+	used  map[string]bool              // params referenced
+}
+
+// module is one loaded file.
+type module struct {
+	path    string // canonical: absolute file path, or "std/NAME"
+	display string // as shown in diagnostics
+	dir     string // for relative paths; "" for stdlib
+	file    *lang.File
+	std     bool
+}
+
+// decl is a named top-level declaration.
+type decl struct {
+	kind string // machine, contract, policy, experiment
+	name string
+	stmt *lang.Stmt
+	mod  *module
+}
+
+func newCompiler(opts Options) *compiler {
+	if opts.ReadFile == nil {
+		opts.ReadFile = os.ReadFile
+	}
+	return &compiler{
+		opts:    opts,
+		sources: lang.Sources{},
+		modules: map[string]*module{},
+		loading: map[string]bool{},
+		decls:   map[string]map[string]*decl{},
+		params:  map[string]*param{},
+		exprs:   map[*lang.Stmt]*runtime.Expr{},
+		used:    map[string]bool{},
+	}
+}
+
+var declKinds = []string{"machine", "contract", "policy", "experiment"}
+var topKeywords = []string{"import", "param", "machine", "contract", "policy", "experiment"}
+
+// load reads and parses the root file and everything it imports.
+func (c *compiler) load(path string) {
+	src, err := c.opts.ReadFile(path)
+	if err != nil {
+		c.diags.Errorf(lang.Range{File: path}, "cannot read %s: %v", path, unwrapPathErr(err))
+		return
+	}
+	abs, _ := filepath.Abs(path)
+	c.root = c.parseModule(abs, path, filepath.Dir(path), src, false)
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func (c *compiler) parseModule(canon, display, dir string, src []byte, std bool) *module {
+	m := &module{path: canon, display: display, dir: dir, std: std}
+	c.modules[canon] = m
+	c.sources[display] = src
+	f, diags := lang.Parse(display, src)
+	c.diags = append(c.diags, diags...)
+	m.file = f
+	c.loading[canon] = true
+	defer delete(c.loading, canon)
+	for _, s := range f.Stmts {
+		c.declare(m, s)
+	}
+	return m
+}
+
+// declare records one top-level statement.
+func (c *compiler) declare(m *module, s *lang.Stmt) {
+	switch s.Key.Name {
+	case "import":
+		c.importStmt(m, s)
+	case "param":
+		c.declareParam(m, s)
+	case "machine", "contract", "policy", "experiment":
+		name, ok := s.Args[0:min(1, len(s.Args))], len(s.Args) > 0
+		var id *lang.Ident
+		if ok {
+			id, ok = name[0].(*lang.Ident)
+		}
+		if !ok {
+			r := s.Key.R
+			if len(s.Args) > 0 {
+				r = s.Args[0].Range()
+			}
+			c.diags.Errorf(r, "%s needs a name", s.Key.Name).
+				With("Write `%s NAME { ... }`, where NAME is a word such as `%s`.", s.Key.Name, exampleName(s.Key.Name))
+			return
+		}
+		if s.Body == nil {
+			c.diags.Errorf(s.Range, "%s `%s` has no body", s.Key.Name, id.Name).
+				With("Add a block: `%s %s { ... }`.", s.Key.Name, id.Name)
+			return
+		}
+		kind := s.Key.Name
+		if c.decls[kind] == nil {
+			c.decls[kind] = map[string]*decl{}
+		}
+		if prev, dup := c.decls[kind][id.Name]; dup {
+			c.diags.Errorf(id.R, "%s `%s` is declared twice", kind, id.Name).
+				With("Rename one of them; names of each kind must be unique across a file and its imports.").
+				Note(prev.stmt.Args[0].Range(), "first declared here")
+			return
+		}
+		c.decls[kind][id.Name] = &decl{kind: kind, name: id.Name, stmt: s, mod: m}
+	default:
+		d := c.diags.Errorf(s.Key.R, "unknown declaration `%s`", s.Key.Name).
+			With("A file holds `import`, `param`, `machine`, `contract`, `policy` and `experiment` declarations.")
+		if sug := lang.Suggest(s.Key.Name, topKeywords); sug != "" {
+			d.DidYouMean(sug)
+		} else if where := c.fieldHome(s.Key.Name); where != "" {
+			d.With("`%s` belongs inside a %s block.", s.Key.Name, where)
+		}
+	}
+}
+
+func exampleName(kind string) string {
+	switch kind {
+	case "machine":
+		return "mistral"
+	case "contract":
+		return "basepeak"
+	case "policy":
+		return "easy"
+	}
+	return "billing"
+}
+
+// importStmt loads `import "std/NAME"` or `import "relative/file.pwr"`.
+func (c *compiler) importStmt(m *module, s *lang.Stmt) {
+	if len(s.Args) != 1 {
+		c.diags.Errorf(s.Range, "import needs one path in quotes").With("Write `import \"std/policies\"` or `import \"common.pwr\"`.")
+		return
+	}
+	str, ok := s.Args[0].(*lang.String)
+	if !ok {
+		c.diags.Errorf(s.Args[0].Range(), "import path must be a string in quotes").With("Write `import \"%s\"`.", s.Args[0].Text())
+		return
+	}
+	p := str.Value
+	var canon, display, dir string
+	var src []byte
+	std := strings.HasPrefix(p, stdlib.Prefix)
+	if std {
+		b, found := stdlib.Read(p)
+		if !found {
+			d := c.diags.Errorf(str.R, "no standard module %q", p).
+				With("Standard modules: %s.", strings.Join(stdlib.Modules(), ", "))
+			d.DidYouMean(lang.Suggest(p, stdlib.Modules()))
+			return
+		}
+		canon, display, src = p, p, b
+	} else {
+		if m.std {
+			c.diags.Errorf(str.R, "a standard module can only import standard modules")
+			return
+		}
+		full := p
+		if !filepath.IsAbs(p) {
+			full = filepath.Join(m.dir, p)
+		}
+		abs, _ := filepath.Abs(full)
+		canon, display, dir = abs, full, filepath.Dir(full)
+		if c.modules[canon] == nil && !c.loading[canon] {
+			b, err := c.opts.ReadFile(full)
+			if err != nil {
+				c.diags.Errorf(str.R, "cannot import %q: %v", p, unwrapPathErr(err))
+				return
+			}
+			src = b
+		}
+	}
+	if c.loading[canon] {
+		c.diags.Errorf(str.R, "import cycle: %q imports itself, directly or through other files", p)
+		return
+	}
+	if c.modules[canon] != nil {
+		return // already loaded (a diamond is fine)
+	}
+	c.parseModule(canon, display, dir, src, std)
+}
+
+// lookup finds a declaration of a kind by name, reporting an error at r
+// with a suggestion when it does not exist.
+func (c *compiler) lookup(kind, name string, r lang.Range) *decl {
+	if d := c.decls[kind][name]; d != nil {
+		return d
+	}
+	var names []string
+	for n := range c.decls[kind] {
+		names = append(names, n)
+	}
+	d := c.diags.Errorf(r, "unknown %s `%s`", kind, name)
+	if sug := lang.Suggest(name, names); sug != "" {
+		d.DidYouMean(sug)
+		d.With("There is no %s named `%s` in this file or its imports.", kind, name)
+		return nil
+	}
+	// Perhaps it lives in a standard module that is not imported.
+	for _, mod := range stdlib.Modules() {
+		if c.modules[mod] != nil {
+			continue
+		}
+		src, _ := stdlib.Read(mod)
+		f, _ := lang.Parse(mod, src)
+		for _, s := range f.Stmts {
+			if s.Key.Name == kind && len(s.Args) > 0 && s.Args[0].Text() == name {
+				d.With("`%s` is defined in %s: add `import \"%s\"` at the top of the file.", name, mod, mod)
+				return nil
+			}
+		}
+	}
+	if other := c.kindOf(name); other != "" {
+		d.With("`%s` is a %s, not a %s.", name, other, kind)
+		return nil
+	}
+	if len(names) > 0 {
+		sortStrings(names)
+		d.With("Declare it with `%s %s { ... }`; %ss in scope: %s.", kind, name, kind, strings.Join(names, ", "))
+	} else {
+		d.With("Declare it with `%s %s { ... }`, or import a module that does.", kind, name)
+	}
+	return nil
+}
+
+func (c *compiler) kindOf(name string) string {
+	for _, k := range declKinds {
+		if c.decls[k][name] != nil {
+			return k
+		}
+	}
+	if c.params[name] != nil {
+		return "param"
+	}
+	return ""
+}
+
+// dedupe drops repeated diagnostics: a declaration used by many runs is
+// compiled many times, but each problem is reported once.
+func dedupe(ds lang.Diagnostics) lang.Diagnostics {
+	seen := map[string]bool{}
+	out := ds[:0]
+	for _, d := range ds {
+		k := fmt.Sprintf("%s|%d|%d|%s", d.Range.File, d.Range.Start.Offset, d.Range.End.Offset, d.Summary)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,602 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pwrc/pwrc/lang"
+	"github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// header reads `KIND NAME [from BASE]` and returns BASE, or nil.
+func (c *compiler) header(d *decl) (*lang.Ident, bool) {
+	args := d.stmt.Args
+	switch {
+	case len(args) == 1:
+		return nil, true
+	case len(args) == 3 && args[1].Text() == "from":
+		if id, ok := args[2].(*lang.Ident); ok {
+			if d.kind == "experiment" {
+				c.diags.Errorf(args[1].Range(), "an experiment cannot extend another").With("Copy the fields you need instead.")
+				return nil, false
+			}
+			return id, true
+		}
+	}
+	d2 := c.diags.Errorf(args[1].Range().Cover(args[len(args)-1].Range()), "unexpected `%s` after %s name `%s`",
+		c.file(d.stmt).Sub(args[1].Range().Cover(args[len(args)-1].Range())), d.kind, d.name)
+	d2.With("Write `%s %s { ... }`, or `%s %s from OTHER { ... }` to start from another %s.", d.kind, d.name, d.kind, d.name, d.kind)
+	if id, ok := args[1].(*lang.Ident); ok && id.Name != "from" && len(args) == 3 {
+		d2.DidYouMean(lang.Suggest(id.Name, []string{"from"}))
+	}
+	return nil, false
+}
+
+// chain returns d and the declarations it extends, base first.
+func (c *compiler) chain(d *decl) ([]*decl, bool) {
+	out := []*decl{d}
+	seen := map[*decl]bool{d: true}
+	for cur := d; ; {
+		base, ok := c.header(cur)
+		if !ok {
+			return nil, false
+		}
+		if base == nil {
+			break
+		}
+		bd := c.lookup(cur.kind, base.Name, base.R)
+		if bd == nil {
+			return nil, false
+		}
+		if seen[bd] {
+			c.diags.Errorf(base.R, "%s `%s` extends itself through `%s`", d.kind, d.name, base.Name).
+				With("Break the cycle of `from` clauses.")
+			return nil, false
+		}
+		seen[bd] = true
+		out = append(out, bd)
+		cur = bd
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, true
+}
+
+func what(d *decl) string { return fmt.Sprintf("%s `%s`", d.kind, d.name) }
+
+// machine compiles a machine declaration under binding b.
+func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
+	chain, ok := c.chain(d)
+	if !ok {
+		return runtime.Machine{}, false
+	}
+	m := runtime.Machine{Name: d.name, Cores: 1}
+	var nodesSet, idleSet, busySet, bootSet, shutSet bool
+	before := len(c.diags)
+	for _, cd := range chain {
+		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
+			{name: "nodes", usage: "nodes 128` or `nodes auto", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 1, "nodes 128` (or `nodes auto` to take the trace's size") {
+					return
+				}
+				if id, ok := c.val(s.Args[0], b).(*lang.Ident); ok && id.Name == "auto" {
+					m.Nodes, nodesSet = 0, true
+					return
+				}
+				if n, ok := c.count(s.Args[0], b, "nodes", 1); ok {
+					m.Nodes, nodesSet = n, true
+				}
+			}},
+			{name: "cores", usage: "cores 24", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "cores 24") {
+					if n, ok := c.count(s.Args[0], b, "cores", 1); ok {
+						m.Cores = n
+					}
+				}
+			}},
+			{name: "power", usage: "power { off 0 W; idle 70 W; busy 260 W }", decode: func(s *lang.Stmt) {
+				if len(s.Args) > 0 || s.Body == nil {
+					c.diags.Errorf(s.Range, "`power` takes a block of node powers").
+						With("Write `power { off 0 W; idle 70 W; busy 260 W }`.")
+					return
+				}
+				watt := func(dst *float64, set *bool) func(*lang.Stmt) {
+					return func(s *lang.Stmt) {
+						if c.args(s, 1, 1, s.Key.Name+" 70 W") {
+							if v, ok := c.nonNegative(s.Args[0], b, lang.Power, s.Key.Name); ok {
+								*dst = v
+								if set != nil {
+									*set = true
+								}
+							}
+						}
+					}
+				}
+				c.decodeBlock("the power block of "+what(cd), s.Body, []fieldSpec{
+					{name: "off", usage: "off 0 W", decode: watt(&m.Power.Off, nil)},
+					{name: "idle", usage: "idle 70 W", decode: watt(&m.Power.Idle, &idleSet)},
+					{name: "busy", usage: "busy 260 W", decode: watt(&m.Power.Busy, &busySet)},
+					{name: "boot", usage: "boot 70 W", decode: watt(&m.Power.Boot, &bootSet)},
+					{name: "shutdown", usage: "shutdown 70 W", decode: watt(&m.Power.Shutdown, &shutSet)},
+				})
+			}},
+			{name: "infrastructure", usage: "infrastructure 130 kW` or `infrastructure 85 W per node", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 3, "infrastructure 130 kW` or `infrastructure 85 W per node") {
+					return
+				}
+				v, ok := c.nonNegative(s.Args[0], b, lang.Power, "infrastructure")
+				if !ok {
+					return
+				}
+				switch {
+				case len(s.Args) == 1:
+					m.Infrastructure, m.InfrastructurePerNode = v, 0
+				case len(s.Args) == 3 && s.Args[1].Text() == "per" && s.Args[2].Text() == "node":
+					m.Infrastructure, m.InfrastructurePerNode = 0, v
+				default:
+					c.diags.Errorf(s.Args[1].Range().Cover(s.Args[len(s.Args)-1].Range()), "unexpected `%s`", c.file(s).Sub(s.Args[1].Range().Cover(s.Args[len(s.Args)-1].Range()))).
+						With("Write `infrastructure 130 kW` for the whole machine or `infrastructure 85 W per node`.")
+				}
+			}},
+			{name: "boot", usage: "boot 30 s", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "boot 30 s") {
+					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "boot"); ok {
+						m.BootTime = v
+					}
+				}
+			}},
+			{name: "shutdown", usage: "shutdown 10 s", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "shutdown 10 s") {
+					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "shutdown"); ok {
+						m.ShutdownTime = v
+					}
+				}
+			}},
+		})
+	}
+	name := d.stmt.Args[0].Range()
+	if !nodesSet {
+		c.diags.Errorf(name, "machine `%s` needs `nodes`", d.name).With("Add `nodes 128` (or `nodes auto` to take the trace's size).")
+	}
+	if !idleSet || !busySet {
+		c.diags.Errorf(name, "machine `%s` needs idle and busy node power", d.name).
+			With("Add `power { idle 70 W; busy 260 W }` (off defaults to 0 W).")
+	}
+	if !bootSet {
+		m.Power.Boot = m.Power.Idle
+	}
+	if !shutSet {
+		m.Power.Shutdown = m.Power.Idle
+	}
+	return m, len(c.diags) == before
+}
+
+var weekdays = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
+
+// contract compiles a contract declaration.
+func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
+	chain, ok := c.chain(d)
+	if !ok {
+		return runtime.Contract{}, false
+	}
+	k := runtime.Contract{Name: d.name}
+	var flatAt, baseAt, hourlyAt *lang.Stmt
+	var peaks []*lang.Stmt
+	var peaksFrom *decl
+	currencies := map[string]lang.Range{}
+	price := func(v lang.Value, field string) (float64, bool) {
+		p, cur, ok := c.quantity(v, b, lang.Price, field)
+		if ok && cur != "" {
+			currencies[cur] = c.val(v, b).Range()
+		}
+		return p, ok
+	}
+	before := len(c.diags)
+	for _, cd := range chain {
+		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
+			{name: "flat", usage: "flat 0.145 EUR/kWh", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "flat 0.145 EUR/kWh") {
+					if p, ok := price(s.Args[0], "flat"); ok {
+						k.Price, flatAt = p, s
+					}
+				}
+			}},
+			{name: "peak", usage: "peak 06:00..22:00 at 0.16675 EUR/kWh", repeat: true, decode: func(s *lang.Stmt) {
+				if w, p, ok := c.peakWindow(s, b, price); ok {
+					if peaksFrom != cd { // a derived contract's windows replace its base's
+						k.Peak, peaks, peaksFrom = nil, nil, cd
+					}
+					if len(peaks) > 0 && p != k.PeakPrice {
+						c.diags.Errorf(s.Args[len(s.Args)-1].Range(), "peak windows have different prices").
+							With("All peak windows share one price; use an hourly contract for more levels.").
+							Note(peaks[0].Range, "first peak window")
+						return
+					}
+					k.Peak = append(k.Peak, w)
+					k.PeakPrice = p
+					peaks = append(peaks, s)
+				}
+			}},
+			{name: "otherwise", usage: "otherwise 0.10 EUR/kWh", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "otherwise 0.10 EUR/kWh") {
+					if p, ok := price(s.Args[0], "otherwise"); ok {
+						k.BasePrice, baseAt = p, s
+					}
+				}
+			}},
+			{name: "hourly", usage: "hourly \"prices.csv\"", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 1, `hourly "prices.csv"`) {
+					return
+				}
+				str, ok := c.str(s.Args[0], b, "hourly", `hourly "prices.csv"`)
+				if !ok {
+					return
+				}
+				k.Prices, hourlyAt = c.path(str), s
+				if strings.TrimSpace(str.Value) == "" {
+					d := c.diags.Errorf(s.Args[0].Range(), "no price file for contract `%s`", d.name)
+					if id, ok := s.Args[0].(*lang.Ident); ok && c.params[id.Name] != nil {
+						d.With("Set it: `param %s = \"path/T1.csv\"` in your scenario, or --set %s=path/T1.csv.", id.Name, id.Name)
+					}
+				}
+				c.decodeBlock("the hourly block of "+what(cd), s.Body, []fieldSpec{
+					{name: "start", usage: `start "2016-12-30"`, decode: func(s *lang.Stmt) {
+						if c.args(s, 1, 1, `start "2016-12-30"`) {
+							if t, ok := c.localTime(s.Args[0], b, "start"); ok {
+								k.SeriesStart = t
+							}
+						}
+					}},
+				})
+			}},
+		})
+	}
+	name := d.stmt.Args[0].Range()
+	schemes := 0
+	for _, s := range []*lang.Stmt{flatAt, hourlyAt} {
+		if s != nil {
+			schemes++
+		}
+	}
+	if len(peaks) > 0 || baseAt != nil {
+		schemes++
+	}
+	switch {
+	case schemes == 0:
+		c.diags.Errorf(name, "contract `%s` has no price", d.name).
+			With("Add `flat 0.145 EUR/kWh`, a base/peak pair (`peak 06:00..22:00 at ...` and `otherwise ...`), or `hourly \"prices.csv\"`.")
+	case schemes > 1:
+		c.diags.Errorf(name, "contract `%s` mixes pricing schemes", d.name).
+			With("Use one of `flat`, `peak`/`otherwise` or `hourly`.")
+	case flatAt != nil:
+		k.Kind = runtime.Flat
+	case hourlyAt != nil:
+		k.Kind = runtime.Hourly
+	default:
+		k.Kind = runtime.BasePeak
+		if len(peaks) == 0 {
+			c.diags.Errorf(baseAt.Range, "`otherwise` without a `peak` window").With("Add `peak 06:00..22:00 at 0.16675 EUR/kWh`.")
+		}
+		if baseAt == nil {
+			c.diags.Errorf(peaks[0].Range, "`peak` without an `otherwise` price").With("Add `otherwise 0.10 EUR/kWh` for the hours outside the peak windows.")
+		}
+	}
+	k.Currency = "EUR"
+	if len(currencies) > 1 {
+		c.diags.Errorf(name, "contract `%s` mixes currencies", d.name).With("Write all its prices in one currency.")
+	}
+	for cur := range currencies {
+		k.Currency = cur
+	}
+	return k, len(c.diags) == before
+}
+
+// peakWindow reads `peak 06:00..22:00 [on mon..fri] at PRICE`.
+func (c *compiler) peakWindow(s *lang.Stmt, b binding, price func(lang.Value, string) (float64, bool)) (tariff.Window, float64, bool) {
+	usage := "peak 06:00..22:00 at 0.16675 EUR/kWh` (optionally `on mon..fri` before `at`"
+	a := s.Args
+	if len(a) < 5 {
+		c.args(s, 5, -1, usage)
+		return tariff.Window{}, 0, false
+	}
+	from, ok1 := c.val(a[0], b).(*lang.Clock)
+	to, ok3 := c.val(a[2], b).(*lang.Clock)
+	if !ok1 || a[1].Text() != ".." || !ok3 {
+		c.diags.Errorf(a[0].Range().Cover(a[2].Range()), "`peak` needs a window of times of day, like `06:00..22:00`").With("Write `%s`.", usage)
+		return tariff.Window{}, 0, false
+	}
+	if from.Seconds == to.Seconds {
+		c.diags.Errorf(a[0].Range().Cover(a[2].Range()), "empty peak window `%s..%s`", from.Src, to.Src)
+		return tariff.Window{}, 0, false
+	}
+	w := tariff.Window{From: from.Seconds, To: to.Seconds}
+	rest := a[3:]
+	if len(rest) > 0 && rest[0].Text() == "on" {
+		i := 1
+		for i < len(rest) && rest[i].Text() != "at" {
+			i++
+		}
+		days, ok := c.days(rest[1:i], rest[0].Range())
+		if !ok {
+			return tariff.Window{}, 0, false
+		}
+		w.Days = days
+		rest = rest[i:]
+	}
+	if len(rest) != 2 || rest[0].Text() != "at" {
+		r := a[len(a)-1].Range()
+		if len(rest) > 0 {
+			r = rest[0].Range().Cover(r)
+		}
+		d := c.diags.Errorf(r, "`peak` needs `at PRICE` after its window").With("Write `%s`.", usage)
+		if len(rest) > 0 {
+			if id, ok := rest[0].(*lang.Ident); ok {
+				d.DidYouMean(lang.Suggest(id.Name, []string{"at", "on"}))
+			}
+		}
+		return tariff.Window{}, 0, false
+	}
+	p, ok := price(rest[1], "peak")
+	return w, p, ok
+}
+
+// days reads `mon..fri`, `sat` or `[sat, sun]` into a weekday mask.
+func (c *compiler) days(vs []lang.Value, at lang.Range) (uint8, bool) {
+	day := func(v lang.Value) (int, bool) {
+		id, ok := v.(*lang.Ident)
+		if ok {
+			for i, d := range weekdays {
+				if strings.EqualFold(id.Name, d) {
+					return i, true
+				}
+			}
+		}
+		d := c.diags.Errorf(v.Range(), "`%s` is not a day of the week", v.Text()).With("Days are %s.", strings.Join(weekdays, ", "))
+		if ok {
+			d.DidYouMean(lang.Suggest(strings.ToLower(id.Name), weekdays))
+		}
+		return 0, false
+	}
+	var mask uint8
+	switch {
+	case len(vs) == 1:
+		if l, ok := vs[0].(*lang.List); ok {
+			for _, it := range l.Items {
+				if len(it) != 1 {
+					c.diags.Errorf(l.R, "write days as `[sat, sun]`")
+					return 0, false
+				}
+				d, ok := day(it[0])
+				if !ok {
+					return 0, false
+				}
+				mask |= 1 << d
+			}
+			return mask, true
+		}
+		d, ok := day(vs[0])
+		return 1 << d, ok
+	case len(vs) == 3 && vs[1].Text() == "..":
+		a, ok1 := day(vs[0])
+		z, ok2 := day(vs[2])
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		for i := a; ; i = (i + 1) % 7 {
+			mask |= 1 << i
+			if i == z {
+				break
+			}
+		}
+		return mask, true
+	}
+	c.diags.Errorf(at, "`on` needs days: `on mon..fri`, `on sat` or `on [sat, sun]`")
+	return 0, false
+}
+
+// localTime reads a date or date-time string ("2016-12-30", "2016-12-30
+// 06:00") into the canonical local form; the zone is applied at run time.
+func (c *compiler) localTime(v lang.Value, b binding, field string) (string, bool) {
+	s, ok := c.str(v, b, field, field+` "2016-12-30 00:00"`)
+	if !ok {
+		return "", false
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, s.Value); err == nil {
+			return t.Format("2006-01-02T15:04:05"), true
+		}
+	}
+	c.diags.Errorf(s.R, "`%s` is not a date", s.Value).With("Write a local date and time: `\"2016-12-30\"` or `\"2016-12-30 06:00\"`.")
+	return "", false
+}
+
+// policy compiles a policy declaration.
+func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
+	chain, ok := c.chain(d)
+	if !ok {
+		return runtime.Policy{}, false
+	}
+	p := runtime.Policy{Name: d.name, Depth: 1000}
+	before := len(c.diags)
+	rule := func(dst **runtime.Expr, kind exprKind) func(*lang.Stmt) {
+		return func(s *lang.Stmt) {
+			if e := c.ruleExpr(s, 0, kind); e != nil {
+				*dst = e
+			}
+		}
+	}
+	for _, cd := range chain {
+		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
+			{name: "order", usage: "order job.submit", decode: rule(&p.Order, numExpr)},
+			{name: "priority", usage: "priority job.wait / job.walltime", decode: rule(&p.Priority, numExpr)},
+			{name: "admit", usage: "admit !peak || job.nodes <= 16", decode: rule(&p.Admit, boolExpr)},
+			{name: "backfill", usage: "backfill easy` (or `none`, `greedy depth 1000`", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 3, "backfill easy` (or `none`, `greedy depth 1000`") {
+					return
+				}
+				kind, ok := c.keyword(s.Args[0], "backfill", "none", "easy", "greedy")
+				if !ok {
+					return
+				}
+				p.Backfill = map[string]runtime.BackfillKind{"none": runtime.NoBackfill, "easy": runtime.EASY, "greedy": runtime.Greedy}[kind]
+				if len(s.Args) == 1 {
+					return
+				}
+				if kind != "greedy" || len(s.Args) != 3 || s.Args[1].Text() != "depth" {
+					c.diags.Errorf(s.Args[1].Range().Cover(s.Args[len(s.Args)-1].Range()), "unexpected `%s` after `backfill %s`", c.file(s).Sub(s.Args[1].Range().Cover(s.Args[len(s.Args)-1].Range())), kind).
+						With("Only greedy backfilling takes a depth: `backfill greedy depth 1000`.")
+					return
+				}
+				if n, ok := c.count(s.Args[2], b, "depth", 0); ok {
+					p.Depth = n
+				}
+			}},
+			{name: "estimate", usage: "estimate requested` or `estimate exact", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "estimate requested` or `estimate exact") {
+					if k, ok := c.keyword(s.Args[0], "estimate", "requested", "exact"); ok {
+						p.Estimate = map[string]runtime.EstimateKind{"requested": runtime.Requested, "exact": runtime.Exact}[k]
+					}
+				}
+			}},
+			{name: "shutdown", usage: "shutdown idle after 10 min` or `shutdown none", decode: func(s *lang.Stmt) {
+				usage := "shutdown idle after 10 min` or `shutdown none"
+				if len(s.Args) == 1 && s.Args[0].Text() == "none" {
+					p.Shutdown = nil
+					return
+				}
+				if len(s.Args) != 3 || s.Args[0].Text() != "idle" || s.Args[1].Text() != "after" {
+					r := s.Key.R
+					if len(s.Args) > 0 {
+						r = s.Args[0].Range().Cover(s.Args[len(s.Args)-1].Range())
+					}
+					c.diags.Errorf(r, "`shutdown` needs `idle after DURATION`").With("Write `%s`.", usage)
+					return
+				}
+				if v, ok := c.nonNegative(s.Args[2], b, lang.Time, "shutdown idle after"); ok {
+					p.Shutdown = &runtime.Shutdown{After: v}
+				}
+			}},
+		})
+	}
+	return p, len(c.diags) == before
+}
+
+// workload compiles an experiment's `workload` statement.
+func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Workload, bool) {
+	usage := "workload swf \"trace.swf.gz\"` or `workload synthetic { jobs 5000; load 85% }"
+	if len(s.Args) == 0 {
+		c.args(s, 1, 2, usage)
+		return runtime.Workload{}, false
+	}
+	kind, ok := c.keyword(s.Args[0], "workload", "swf", "synthetic")
+	if !ok {
+		return runtime.Workload{}, false
+	}
+	before := len(c.diags)
+	w := runtime.Workload{}
+	powerField := fieldSpec{name: "power", usage: "power 260 W per node", decode: func(s *lang.Stmt) {
+		if len(s.Args) != 3 || s.Args[1].Text() != "per" || s.Args[2].Text() != "node" {
+			c.diags.Errorf(s.Range, "`power` of a workload is per node").With("Write `power 260 W per node`.")
+			return
+		}
+		if v, ok := c.nonNegative(s.Args[0], b, lang.Power, "power"); ok {
+			w.JobPower = v
+		}
+	}}
+	switch kind {
+	case "swf":
+		if !c.args(s, 2, 2, `workload swf "trace.swf.gz"`) {
+			return w, false
+		}
+		str, ok := c.str(s.Args[1], b, "workload swf", `workload swf "trace.swf.gz"`)
+		if !ok {
+			return w, false
+		}
+		if str.Value == "" {
+			c.diags.Errorf(str.R, "empty trace path").With("Give the path of an SWF file, plain or gzipped.")
+			return w, false
+		}
+		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), valueText(str)
+		c.decodeBlock("the swf workload", s.Body, []fieldSpec{
+			powerField,
+			{name: "bad_lines", usage: "bad_lines skip", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "bad_lines skip` or `bad_lines fail") {
+					if k, ok := c.keyword(s.Args[0], "bad_lines", "skip", "fail"); ok {
+						w.SkipBadLines = k == "skip"
+					}
+				}
+			}},
+			{name: "start", usage: `start "2016-12-30 00:00"`, decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, `start "2016-12-30 00:00"`) {
+					if t, ok := c.localTime(s.Args[0], b, "start"); ok {
+						w.Start = t
+					}
+				}
+			}},
+			{name: "timezone", usage: `timezone "Europe/Berlin"`, decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 1, `timezone "Europe/Berlin"`) {
+					return
+				}
+				if str, ok := c.str(s.Args[0], b, "timezone", `timezone "Europe/Berlin"`); ok {
+					if _, err := tariff.LoadLocation(str.Value); err != nil {
+						c.diags.Errorf(str.R, "unknown time zone %q", str.Value).With("Use an IANA zone name such as \"Europe/Berlin\" or \"US/Pacific\".")
+						return
+					}
+					w.TimeZone = str.Value
+				}
+			}},
+		})
+	case "synthetic":
+		if !c.args(s, 1, 1, "workload synthetic { jobs 5000; load 85% }") {
+			return w, false
+		}
+		w.Kind, w.Name = runtime.Synthetic, "synthetic"
+		w.Synthetic = workload.Synthetic{Jobs: 1000, Load: 0.8, Seed: mix(expSeed, "workload")}
+		c.decodeBlock("the synthetic workload", s.Body, []fieldSpec{
+			powerField,
+			{name: "jobs", usage: "jobs 5000", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "jobs 5000") {
+					if n, ok := c.count(s.Args[0], b, "jobs", 1); ok {
+						w.Synthetic.Jobs = n
+					}
+				}
+			}},
+			{name: "load", usage: "load 85%", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 1, "load 85%") {
+					return
+				}
+				v := c.val(s.Args[0], b)
+				dim := lang.Dimensionless
+				if n, ok := v.(*lang.Number); ok && n.Unit == "%" {
+					dim = lang.Fraction
+				}
+				if f, _, ok := c.quantity(s.Args[0], b, dim, "load"); ok {
+					if f <= 0 || f > 10 {
+						c.diags.Errorf(v.Range(), "load must be above 0 and at most 1000%%").With("Offered load is the share of node-seconds the jobs ask for, e.g. `load 85%%`.")
+						return
+					}
+					w.Synthetic.Load = f
+				}
+			}},
+			{name: "seed", usage: "seed 7", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "seed 7") {
+					if n, ok := c.count(s.Args[0], b, "seed", 0); ok {
+						w.Synthetic.Seed = uint64(n)
+					}
+				}
+			}},
+			{name: "runtime", usage: "runtime 2 h", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "runtime 2 h") {
+					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "runtime"); ok && v > 0 {
+						w.Synthetic.MeanRuntime = v
+					}
+				}
+			}},
+		})
+	}
+	return w, len(c.diags) == before
+}

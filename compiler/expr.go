@@ -1,0 +1,302 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/pwrc/pwrc/lang"
+	"github.com/pwrc/pwrc/runtime"
+)
+
+// exprKind is what a rule must evaluate to.
+type exprKind int
+
+const (
+	numExpr exprKind = iota
+	boolExpr
+)
+
+// envFields maps each environment root (job, now, ...) to the fields it
+// has, read from the runtime's expr tags so the two cannot drift apart.
+var envFields = func() map[string][]string {
+	out := map[string][]string{}
+	t := reflect.TypeOf(runtime.Env{})
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := f.Tag.Get("expr")
+		out[name] = nil
+		if f.Type.Kind() == reflect.Struct {
+			for j := range f.Type.NumField() {
+				out[name] = append(out[name], f.Type.Field(j).Tag.Get("expr"))
+			}
+		}
+	}
+	return out
+}()
+
+var envRoots = func() []string {
+	var r []string
+	for k := range envFields {
+		r = append(r, k)
+	}
+	sort.Strings(r)
+	return r
+}()
+
+// ruleExpr compiles the rule that makes up the arguments of s from index
+// `from` on. A statement's rule is compiled once, however many runs use it.
+func (c *compiler) ruleExpr(s *lang.Stmt, from int, kind exprKind) *runtime.Expr {
+	if e, ok := c.exprs[s]; ok {
+		return e
+	}
+	e := c.compileRule(s, from, kind)
+	c.exprs[s] = e
+	return e
+}
+
+func (c *compiler) compileRule(s *lang.Stmt, from int, kind exprKind) *runtime.Expr {
+	f := c.file(s)
+	src, r := f.ArgsSource(s, from)
+	if strings.TrimSpace(src) == "" {
+		what := "a number, e.g. `job.submit`"
+		if kind == boolExpr {
+			what = "a condition, e.g. `!peak || job.nodes <= 16`"
+		}
+		c.diags.Errorf(r, "`%s` needs a rule", s.Key.Name).With("Write %s.", what)
+		return nil
+	}
+	prog, err := expr.Compile(src, expr.Env(runtime.Env{}))
+	if err != nil {
+		c.exprError(s.Key.Name, src, r, err)
+		return nil
+	}
+	node := prog.Node()
+	t := node.Type()
+	switch {
+	case kind == numExpr && !isNumeric(t) && t.Kind() != reflect.Interface:
+		d := c.diags.Errorf(r, "`%s` needs a number, but this rule gives %s", s.Key.Name, typeWord(t))
+		if t.Kind() == reflect.Bool {
+			d.With("Turn the condition into a number: `(%s) ? 1 : 0`.", src)
+		}
+		return nil
+	case kind == boolExpr && t.Kind() != reflect.Bool && t.Kind() != reflect.Interface:
+		d := c.diags.Errorf(r, "`%s` needs a condition (true or false), but this rule gives %s", s.Key.Name, typeWord(t))
+		if isNumeric(t) {
+			d.With("Compare it with something, e.g. `%s > 0`.", src)
+		}
+		return nil
+	}
+	e := &runtime.Expr{Source: src, Where: r.String(), Deps: depsOf(node)}
+	if fast := closureCompile(node, kind, e); fast != nil {
+		if kind == numExpr {
+			e.Num = fast.num
+		} else {
+			e.Bool = fast.bool
+		}
+		return e
+	}
+	c.vmEval(e, prog, kind)
+	return e
+}
+
+// vmEval evaluates with the expr virtual machine: the general path for
+// rules the closure compiler does not cover. VMs are pooled because plans
+// are shared by runs on several goroutines.
+func (c *compiler) vmEval(e *runtime.Expr, prog *vm.Program, kind exprKind) {
+	pool := &sync.Pool{New: func() any { return new(vm.VM) }}
+	run := func(env *runtime.Env) any {
+		m := pool.Get().(*vm.VM)
+		out, err := m.Run(prog, env)
+		pool.Put(m)
+		if err != nil {
+			panic(&runtime.EvalError{Expr: e, Err: err})
+		}
+		return out
+	}
+	if kind == numExpr {
+		e.Num = func(env *runtime.Env) float64 {
+			switch v := run(env).(type) {
+			case float64:
+				return v
+			case int:
+				return float64(v)
+			default:
+				panic(&runtime.EvalError{Expr: e, Err: fmt.Errorf("got %T, not a number", v)})
+			}
+		}
+		return
+	}
+	e.Bool = func(env *runtime.Env) bool {
+		v, ok := run(env).(bool)
+		if !ok {
+			panic(&runtime.EvalError{Expr: e, Err: errors.New("did not give true or false")})
+		}
+		return v
+	}
+}
+
+func isNumeric(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+func typeWord(t reflect.Type) string {
+	switch {
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case isNumeric(t):
+		return "a number"
+	case t.Kind() == reflect.String:
+		return "a string"
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		return "a list"
+	}
+	return "a " + t.String()
+}
+
+// exprError maps an expr compile error back to the .pwr source, and
+// rewrites its common messages in the scenario's terms.
+func (c *compiler) exprError(field, src string, r lang.Range, err error) {
+	var fe *file.Error
+	if !errors.As(err, &fe) {
+		c.diags.Errorf(r, "invalid rule in `%s`: %v", field, err)
+		return
+	}
+	at := subRange(src, r, fe.From, max(fe.To, fe.From+1))
+	msg := fe.Message
+	d := &lang.Diagnostic{Severity: lang.Error, Range: at, Summary: "invalid rule: " + msg}
+	switch {
+	case strings.HasPrefix(msg, "unknown name "):
+		name := strings.TrimPrefix(msg, "unknown name ")
+		d.Summary = fmt.Sprintf("unknown name `%s` in rule", name)
+		d.Detail = "Rules can use " + strings.Join(quoteAll(envRoots), ", ") + " and expr's built-in functions."
+		d.Suggest = lang.Suggest(name, envRoots)
+	case strings.Contains(msg, " has no field "):
+		i := strings.Index(msg, " has no field ")
+		field := msg[i+len(" has no field "):]
+		root := rootBefore(src, fe.From)
+		if fields, ok := envFields[root]; ok {
+			d.Summary = fmt.Sprintf("`%s` has no field `%s`", root, field)
+			d.Suggest = lang.Suggest(field, fields)
+			d.Detail = fmt.Sprintf("Fields of `%s`: %s.", root, strings.Join(fields, ", "))
+		}
+	case strings.HasPrefix(msg, "unexpected token EOF"):
+		d.Summary = "incomplete rule: it ends too early"
+		d.Detail = "Something is missing at the end, such as an operand after an operator or a closing parenthesis."
+	}
+	c.diags = append(c.diags, d)
+}
+
+// rootBefore finds the environment root of the member access that ends
+// just before rune offset at, e.g. "job" in "job.nodez".
+func rootBefore(src string, at int) string {
+	runes := []rune(src)
+	at = min(at, len(runes))
+	i := at - 1
+	for i >= 0 && (runes[i] == '.' || runes[i] == ' ' || runes[i] == '?') {
+		i--
+	}
+	end := i + 1
+	for i >= 0 && (runes[i] == '_' || runes[i] >= 'a' && runes[i] <= 'z' || runes[i] >= 'A' && runes[i] <= 'Z' || runes[i] >= '0' && runes[i] <= '9') {
+		i--
+	}
+	return string(runes[i+1 : end])
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = "`" + x + "`"
+	}
+	return out
+}
+
+// subRange converts rune offsets [from, to) of a rule's source into a
+// range in the .pwr file, following newlines inside the rule.
+func subRange(src string, r lang.Range, from, to int) lang.Range {
+	pos := r.Start
+	out := lang.Range{File: r.File, Start: pos, End: pos}
+	i := 0
+	for _, ch := range src {
+		if i == from {
+			out.Start = pos
+		}
+		if i == to {
+			out.End = pos
+			return out
+		}
+		pos.Offset += utf8.RuneLen(ch)
+		if ch == '\n' {
+			pos.Line++
+			pos.Col = 1
+		} else {
+			pos.Col++
+		}
+		i++
+	}
+	if from >= i {
+		out.Start = pos
+	}
+	out.End = pos
+	return out
+}
+
+// depsOf finds which parts of the environment a rule reads.
+func depsOf(node ast.Node) runtime.Deps {
+	var v depsVisitor
+	ast.Walk(&node, &v)
+	if v.jobs > v.jobFields {
+		// `job` used whole (passed to a function, say): assume it all.
+		v.deps |= runtime.DepJob | runtime.DepWait
+	}
+	return v.deps
+}
+
+type depsVisitor struct {
+	deps            runtime.Deps
+	jobs, jobFields int // `job` identifiers, and those that select a field
+}
+
+func (v *depsVisitor) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.MemberNode:
+		id, ok := x.Node.(*ast.IdentifierNode)
+		if !ok || id.Value != "job" {
+			return
+		}
+		v.jobFields++
+		if prop, ok := x.Property.(*ast.StringNode); ok && prop.Value == "wait" {
+			v.deps |= runtime.DepWait
+		} else {
+			v.deps |= runtime.DepJob
+		}
+	case *ast.IdentifierNode:
+		switch x.Value {
+		case "job":
+			v.jobs++
+		case "now":
+			v.deps |= runtime.DepNow
+		case "peak":
+			v.deps |= runtime.DepPeak
+		case "price":
+			v.deps |= runtime.DepPrice
+		case "system":
+			v.deps |= runtime.DepSystem
+		}
+	}
+}

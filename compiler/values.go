@@ -1,0 +1,281 @@
+package compiler
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pwrc/pwrc/lang"
+)
+
+// Field decoding: every statement inside a block is a field; fieldSpec says
+// how to read one. Unknown fields get "did you mean", repeated fields point
+// at the first occurrence.
+type fieldSpec struct {
+	name   string
+	usage  string // how the field is written, for messages
+	repeat bool   // may appear more than once
+	decode func(s *lang.Stmt)
+}
+
+// decodeBlock applies the statements of blk to fields. what names the
+// block in messages ("machine `mistral`").
+func (c *compiler) decodeBlock(what string, blk *lang.Block, fields []fieldSpec) {
+	if blk == nil {
+		return
+	}
+	seen := map[string]*lang.Stmt{}
+	for _, s := range blk.Stmts {
+		var f *fieldSpec
+		for i := range fields {
+			if fields[i].name == s.Key.Name {
+				f = &fields[i]
+				break
+			}
+		}
+		if f == nil {
+			names := make([]string, len(fields))
+			for i := range fields {
+				names[i] = fields[i].name
+			}
+			d := c.diags.Errorf(s.Key.R, "unknown field `%s` in %s", s.Key.Name, what)
+			if sug := lang.Suggest(s.Key.Name, names); sug != "" {
+				d.DidYouMean(sug)
+			} else {
+				d.With("Fields of %s: %s.", strings.SplitN(what, " ", 2)[0], strings.Join(names, ", "))
+			}
+			if home := c.fieldHome(s.Key.Name); home != "" && !strings.HasPrefix(what, home) {
+				d.With("`%s` belongs in a %s block.", s.Key.Name, home)
+			}
+			continue
+		}
+		if prev := seen[s.Key.Name]; prev != nil && !f.repeat {
+			c.diags.Errorf(s.Key.R, "`%s` is set twice in %s", s.Key.Name, what).
+				With("Keep one; the second would silently win.").
+				Note(prev.Key.R, "first set here")
+			continue
+		}
+		seen[s.Key.Name] = s
+		if s.Body != nil && !blockFields[s.Key.Name] {
+			c.diags.Errorf(s.Body.Range, "`%s` does not take a block", s.Key.Name).With("Write it as `%s`.", f.usage)
+			continue
+		}
+		f.decode(s)
+	}
+}
+
+// blockFields are the fields that take a { } block.
+var blockFields = map[string]bool{"power": true, "workload": true, "machine": true, "contract": true, "policy": true, "hourly": true}
+
+// fieldHome says which block a field name belongs to, for hints when a
+// field is written in the wrong place.
+func (c *compiler) fieldHome(name string) string {
+	switch name {
+	case "nodes", "cores", "power", "infrastructure", "boot":
+		return "machine"
+	case "flat", "peak", "otherwise", "hourly":
+		return "contract"
+	case "order", "priority", "admit", "backfill", "estimate":
+		return "policy"
+	case "workload", "report", "seed":
+		return "experiment"
+	}
+	return ""
+}
+
+// args checks that s has between lo and hi arguments (hi < 0: no limit).
+func (c *compiler) args(s *lang.Stmt, lo, hi int, usage string) bool {
+	n := len(s.Args)
+	switch {
+	case n < lo:
+		r := s.Key.R
+		c.diags.Errorf(lang.Range{File: r.File, Start: r.End, End: r.End}, "`%s` needs a value", s.Key.Name).
+			With("Write `%s`.", usage)
+		return false
+	case hi >= 0 && n > hi:
+		extra := s.Args[hi]
+		d := c.diags.Errorf(extra.Range().Cover(s.Args[n-1].Range()), "unexpected %s after `%s`", describeValue(extra), c.file(s).Sub(lang.Range{Start: s.Key.R.Start, End: s.Args[hi-1].Range().End}))
+		d.With("Write `%s`.", usage)
+		if hi > 0 {
+			if num, ok := c.val(s.Args[hi-1], nil).(*lang.Number); ok && num.Unit == "" {
+				if id, ok := extra.(*lang.Ident); ok {
+					d.Summary = "unknown unit `" + id.Name + "`"
+					d.Range = id.R
+					var all []string
+					for _, dim := range []lang.Dim{lang.Power, lang.Energy, lang.Time, lang.Fraction, lang.Price, lang.Money, lang.Frequency} {
+						all = append(all, lang.UnitsOf(dim)...)
+					}
+					d.DidYouMean(lang.Suggest(id.Name, all))
+				}
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// file returns the parsed file a statement belongs to.
+func (c *compiler) file(s *lang.Stmt) *lang.File {
+	for _, m := range c.modules {
+		if m.file != nil && m.display == s.Range.File {
+			return m.file
+		}
+	}
+	return &lang.File{}
+}
+
+// quantity reads a number in dimension dim and returns it in base units
+// (W, J, s, fraction, currency/kWh, currency, Hz). A bare 0 needs no unit.
+func (c *compiler) quantity(v lang.Value, b binding, dim lang.Dim, field string) (float64, string, bool) {
+	use := v
+	v = c.val(v, b)
+	n, ok := v.(*lang.Number)
+	if !ok {
+		d := c.diags.Errorf(v.Range(), "`%s` needs %s, not %s", field, dim, describeValue(v))
+		c.noteUse(d, use, v)
+		if dim != lang.Dimensionless {
+			d.With("Write a number with a unit, e.g. `%s %s`.", field, example(dim))
+		}
+		return 0, "", false
+	}
+	if n.Unit == "" {
+		if dim == lang.Dimensionless || n.Value == 0 {
+			return n.Value, "", true
+		}
+		d := c.diags.Errorf(n.R, "`%s` needs a unit of %s", n.Src, strings.TrimPrefix(strings.TrimPrefix(dim.String(), "a "), "an "))
+		d.With("Write e.g. `%s %s`; units: %s.", field, example(dim), strings.Join(lang.UnitsOf(dim), ", "))
+		c.noteUse(d, use, v)
+		return 0, "", false
+	}
+	u, _ := lang.LookupUnit(n.Unit)
+	if u.Dim != dim {
+		d := c.diags.Errorf(n.UnitRange, "wrong unit: `%s` is %s, but `%s` needs %s", n.Unit, u.Dim, field, dim)
+		if dim == lang.Dimensionless {
+			d.With("Write the plain number: `%s %s`.", field, trimNumber(n.Value))
+		} else {
+			d.With("Units of %s: %s.", strings.TrimPrefix(strings.TrimPrefix(dim.String(), "a "), "an "), strings.Join(lang.UnitsOf(dim), ", "))
+		}
+		c.noteUse(d, use, v)
+		return 0, "", false
+	}
+	return n.Value * u.Scale, u.Currency, true
+}
+
+// noteUse adds "used here" when a value came through a param.
+func (c *compiler) noteUse(d *lang.Diagnostic, use, v lang.Value) {
+	if use != v {
+		d.Note(use.Range(), "used here")
+	}
+}
+
+func trimNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func example(dim lang.Dim) string {
+	switch dim {
+	case lang.Power:
+		return "70 W"
+	case lang.Energy:
+		return "500 MWh"
+	case lang.Time:
+		return "30 min"
+	case lang.Fraction:
+		return "50%"
+	case lang.Price:
+		return "0.145 EUR/kWh"
+	case lang.Money:
+		return "10000 EUR"
+	case lang.Frequency:
+		return "2.7 GHz"
+	}
+	return "1"
+}
+
+// count reads a whole number ≥ lo.
+func (c *compiler) count(v lang.Value, b binding, field string, lo int) (int, bool) {
+	use := v
+	f, _, ok := c.quantity(v, b, lang.Dimensionless, field)
+	if !ok {
+		return 0, false
+	}
+	v = c.val(v, b)
+	if f != math.Trunc(f) || f < float64(lo) || f > 1e9 {
+		d := c.diags.Errorf(v.Range(), "`%s` must be a whole number ≥ %d, not %s", field, lo, v.Text())
+		c.noteUse(d, use, v)
+		return 0, false
+	}
+	return int(f), true
+}
+
+// nonNegative reads a quantity that must be ≥ 0.
+func (c *compiler) nonNegative(v lang.Value, b binding, dim lang.Dim, field string) (float64, bool) {
+	use := v
+	f, _, ok := c.quantity(v, b, dim, field)
+	if ok && f < 0 {
+		v = c.val(v, b)
+		d := c.diags.Errorf(v.Range(), "`%s` cannot be negative", field)
+		c.noteUse(d, use, v)
+		return 0, false
+	}
+	return f, ok
+}
+
+// str reads a string.
+func (c *compiler) str(v lang.Value, b binding, field, usage string) (*lang.String, bool) {
+	use := v
+	v = c.val(v, b)
+	s, ok := v.(*lang.String)
+	if !ok {
+		d := c.diags.Errorf(v.Range(), "`%s` needs a string in quotes, not %s", field, describeValue(v)).With("Write `%s`.", usage)
+		c.noteUse(d, use, v)
+		if id, isID := v.(*lang.Ident); isID && c.params[id.Name] == nil {
+			var names []string
+			for n := range c.params {
+				names = append(names, n)
+			}
+			if sug := lang.Suggest(id.Name, names); sug != "" {
+				d.DidYouMean(sug)
+			}
+		}
+		return nil, false
+	}
+	return s, true
+}
+
+// keyword reads an identifier that must be one of choices.
+func (c *compiler) keyword(v lang.Value, field string, choices ...string) (string, bool) {
+	id, ok := v.(*lang.Ident)
+	if ok {
+		for _, ch := range choices {
+			if id.Name == ch {
+				return ch, true
+			}
+		}
+	}
+	d := c.diags.Errorf(v.Range(), "`%s` expects %s, not `%s`", field, orList(choices), v.Text())
+	if ok {
+		d.DidYouMean(lang.Suggest(id.Name, choices))
+	}
+	return "", false
+}
+
+func orList(choices []string) string {
+	q := make([]string, len(choices))
+	for i, c := range choices {
+		q[i] = "`" + c + "`"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// isKeyword reports words that cannot name params, since they are read as
+// keywords where a value could also stand.
+func isKeyword(s string) bool {
+	switch s {
+	case "auto", "from", "baseline", "per", "node", "at", "otherwise", "after", "idle", "depth",
+		"true", "false", "job", "now", "peak", "price", "system":
+		return true
+	}
+	return false
+}

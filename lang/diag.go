@@ -1,0 +1,285 @@
+package lang
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/mattn/go-runewidth"
+)
+
+// Severity says whether a diagnostic stops compilation.
+type Severity int
+
+// Severities, most severe first.
+const (
+	Error Severity = iota
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// MarshalJSON renders the severity as its name.
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// Diagnostic is one problem found in a scenario, modelled on HCL's: a
+// one-line summary, a sentence of detail that says how to fix it, the source
+// range of the culprit, and optionally a suggested replacement ("did you mean").
+type Diagnostic struct {
+	Severity Severity
+	Summary  string
+	Detail   string
+	Range    Range
+	Suggest  string // a likely intended spelling, shown as "did you mean `x`?"
+	Notes    []Note // related places, e.g. where an unclosed block was opened
+}
+
+// Note points at a related source range.
+type Note struct {
+	Range   Range
+	Message string
+}
+
+// Diagnostics is a list of diagnostics; it is an error when it holds errors.
+type Diagnostics []*Diagnostic
+
+// Errorf appends an error at r.
+func (ds *Diagnostics) Errorf(r Range, format string, args ...any) *Diagnostic {
+	d := &Diagnostic{Severity: Error, Summary: fmt.Sprintf(format, args...), Range: r}
+	*ds = append(*ds, d)
+	return d
+}
+
+// Warnf appends a warning at r.
+func (ds *Diagnostics) Warnf(r Range, format string, args ...any) *Diagnostic {
+	d := &Diagnostic{Severity: Warning, Summary: fmt.Sprintf(format, args...), Range: r}
+	*ds = append(*ds, d)
+	return d
+}
+
+// With sets the detail sentence and returns d, for chaining.
+func (d *Diagnostic) With(format string, args ...any) *Diagnostic {
+	d.Detail = fmt.Sprintf(format, args...)
+	return d
+}
+
+// DidYouMean sets the suggested replacement (ignored when empty).
+func (d *Diagnostic) DidYouMean(s string) *Diagnostic {
+	d.Suggest = s
+	return d
+}
+
+// Note adds a related location.
+func (d *Diagnostic) Note(r Range, format string, args ...any) *Diagnostic {
+	d.Notes = append(d.Notes, Note{Range: r, Message: fmt.Sprintf(format, args...)})
+	return d
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (ds Diagnostics) HasErrors() bool {
+	for _, d := range ds {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns the number of errors and warnings.
+func (ds Diagnostics) Count() (errors, warnings int) {
+	for _, d := range ds {
+		if d.Severity == Error {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	return
+}
+
+// Error renders the diagnostics without source snippets.
+func (ds Diagnostics) Error() string {
+	var b strings.Builder
+	for i, d := range ds {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s: %s: %s", d.Range, d.Severity, d.Summary)
+	}
+	return b.String()
+}
+
+// Sort orders diagnostics by file, position, then severity, keeping the
+// order of diagnostics at the same place; output must not depend on the order
+// in which checks happened to run.
+func (ds Diagnostics) Sort() {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].Range, ds[j].Range
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Start.Offset != b.Start.Offset {
+			return a.Start.Offset < b.Start.Offset
+		}
+		return ds[i].Severity < ds[j].Severity
+	})
+}
+
+// Sources maps file names to their text, for rendering snippets.
+type Sources map[string][]byte
+
+// Write renders each diagnostic as
+//
+//	file:line:col: error: summary
+//	   3 |   machine mistrl
+//	     |           ^^^^^^ did you mean `mistral`?
+//	     = detail
+func (ds Diagnostics) Write(w io.Writer, src Sources) error {
+	var b bytes.Buffer
+	for _, d := range ds {
+		fmt.Fprintf(&b, "%s: %s: %s\n", d.Range, d.Severity, d.Summary)
+		hint := ""
+		if d.Suggest != "" {
+			hint = fmt.Sprintf("did you mean `%s`?", d.Suggest)
+		}
+		writeSnippet(&b, src[d.Range.File], d.Range, hint)
+		if d.Detail != "" {
+			fmt.Fprintf(&b, "      = %s\n", d.Detail)
+		}
+		for _, n := range d.Notes {
+			fmt.Fprintf(&b, "%s: note: %s\n", n.Range, n.Message)
+			writeSnippet(&b, src[n.Range.File], n.Range, "")
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeSnippet prints the first line of r with a caret line under it.
+func writeSnippet(b *bytes.Buffer, text []byte, r Range, hint string) {
+	if !r.Valid() || text == nil {
+		if hint != "" {
+			fmt.Fprintf(b, "      = %s\n", hint)
+		}
+		return
+	}
+	line, start := sourceLine(text, r.Start)
+	if line == "" && r.Start.Offset >= len(text) && r.Start.Line > 1 {
+		// An error at end of file: show the last non-empty line instead of
+		// an empty one, with the caret just after its end.
+		prev, ok := lastNonEmptyLine(text)
+		if ok {
+			line = prev.text
+			r.Start = Pos{Offset: prev.end, Line: prev.line, Col: runewidth.StringWidth(prev.text) + 1}
+			r.End = r.Start
+			start = prev.start
+		}
+	}
+	// Columns are rendered by display width so wide characters line up.
+	prefix := line[:min(len(line), max(0, r.Start.Offset-start))]
+	pad := runewidth.StringWidth(expandTabs(prefix))
+	n := 1
+	if r.End.Offset > r.Start.Offset {
+		endOnLine := min(r.End.Offset-start, len(line))
+		if endOnLine > len(prefix) {
+			n = max(1, runewidth.StringWidth(expandTabs(line[len(prefix):endOnLine])))
+		}
+	}
+	gutter := fmt.Sprintf("%d", r.Start.Line)
+	fmt.Fprintf(b, " %4s | %s\n", gutter, expandTabs(line))
+	fmt.Fprintf(b, " %4s | %s%s", "", strings.Repeat(" ", pad), strings.Repeat("^", n))
+	if hint != "" {
+		fmt.Fprintf(b, " %s", hint)
+	}
+	b.WriteByte('\n')
+}
+
+// sourceLine returns the text of the line containing p, without its
+// newline, and the byte offset where the line starts.
+func sourceLine(text []byte, p Pos) (string, int) {
+	off := min(max(p.Offset, 0), len(text))
+	start := bytes.LastIndexByte(text[:off], '\n') + 1
+	end := bytes.IndexByte(text[off:], '\n')
+	if end < 0 {
+		end = len(text)
+	} else {
+		end += off
+	}
+	return strings.TrimRight(string(text[start:end]), "\r"), start
+}
+
+type lineInfo struct {
+	text       string
+	start, end int
+	line       int
+}
+
+func lastNonEmptyLine(text []byte) (lineInfo, bool) {
+	lines := bytes.Split(text, []byte("\n"))
+	off := 0
+	var best lineInfo
+	found := false
+	for i, l := range lines {
+		s := strings.TrimRight(string(l), "\r")
+		if strings.TrimSpace(s) != "" {
+			best = lineInfo{text: s, start: off, end: off + len(s), line: i + 1}
+			found = true
+		}
+		off += len(l) + 1
+	}
+	return best, found
+}
+
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+
+// JSONDiagnostic is the editor-friendly form of a diagnostic
+// (pwrc check --format json).
+type JSONDiagnostic struct {
+	Severity string     `json:"severity"`
+	Summary  string     `json:"summary"`
+	Detail   string     `json:"detail,omitempty"`
+	Suggest  string     `json:"suggestion,omitempty"`
+	File     string     `json:"file"`
+	Line     int        `json:"line"`
+	Col      int        `json:"col"`
+	EndLine  int        `json:"end_line"`
+	EndCol   int        `json:"end_col"`
+	Notes    []JSONNote `json:"notes,omitempty"`
+	Source   string     `json:"source_line,omitempty"`
+}
+
+// JSONNote is a related location in JSON output.
+type JSONNote struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+}
+
+// JSON converts the diagnostics for machine consumption.
+func (ds Diagnostics) JSON(src Sources) []JSONDiagnostic {
+	out := make([]JSONDiagnostic, 0, len(ds))
+	for _, d := range ds {
+		j := JSONDiagnostic{
+			Severity: d.Severity.String(), Summary: d.Summary, Detail: d.Detail, Suggest: d.Suggest,
+			File: d.Range.File, Line: d.Range.Start.Line, Col: d.Range.Start.Col,
+			EndLine: d.Range.End.Line, EndCol: d.Range.End.Col,
+		}
+		if t := src[d.Range.File]; t != nil && d.Range.Valid() {
+			j.Source, _ = sourceLine(t, d.Range.Start)
+		}
+		for _, n := range d.Notes {
+			j.Notes = append(j.Notes, JSONNote{File: n.Range.File, Line: n.Range.Start.Line, Col: n.Range.Start.Col, Message: n.Message})
+		}
+		out = append(out, j)
+	}
+	return out
+}

@@ -1,0 +1,464 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// The discrete-event engine. Semantics (DESIGN §5), which tests check
+// against an independent simulator:
+//
+//   - At each distinct event time, all job ends (and node transitions) are
+//     applied first, then all arrivals, then exactly one scheduling pass.
+//   - The queue is ordered by priority (higher first, when the policy has
+//     one), then by the order key (default: submit time), then trace order.
+//   - FCFS starts queue heads while they fit and stops at the first that
+//     does not. Jobs the admit rule refuses are passed over in this pass.
+//   - EASY then gives the first waiting job a reservation: the shadow time
+//     S is the earliest estimated end at which enough nodes are free, and
+//     extra is the number of nodes free at S (counting every job whose
+//     estimated end is ≤ S) beyond what it needs. A later job starts now if
+//     it fits now and either ends by S (start + estimate ≤ S) or fits in
+//     extra; in the second case extra shrinks by its size.
+//   - A job's nodes are freed at its actual end.
+//   - With shutdown, nodes idle for the given time are switched off after
+//     the pass; off nodes count as free and are booted when a job needs
+//     them (the job starts when the boot ends).
+
+// event kinds, in the order they are applied at equal times.
+const (
+	evEnd      = iota // a job ends
+	evBootDone        // a job's nodes finished booting: it starts running
+	evShutDone        // a batch of nodes finished shutting down
+)
+
+type event struct {
+	t    float64
+	kind uint8
+	job  int32 // job index; for evShutDone, the pseudo-entry id
+	n    int32 // evBootDone: nodes that booted; evShutDone: nodes
+}
+
+// running is a job (or nodes shutting down) holding nodes until est, its
+// estimated end; the list is kept sorted by est for EASY's shadow time.
+type running struct {
+	est   float64
+	nodes int32
+	id    int32 // job index, or −1−k for the k-th shutdown batch
+}
+
+// idleBatch is a group of nodes idle since the same time.
+type idleBatch struct {
+	since float64
+	n     int
+}
+
+// sim holds one run's state.
+type sim struct {
+	// jobs, struct of arrays, in queue order of arrival (submit, then trace order)
+	jobs   []workload.Job
+	est    []float64 // backfill estimate per job
+	pw     []float64 // W per node while running
+	start  []float64
+	end    []float64
+	status []uint8 // 0 waiting/not arrived, 1 started
+
+	pol     *Policy
+	nodes   int
+	machine *Machine
+
+	// node states (counts)
+	idle     []idleBatch // stack: most recently idle last; allocation pops from the end
+	idleHead int         // index of the oldest batch still in idle (shutdown pops from the front)
+	nIdle    int         // free idle nodes
+	reserved int         // idle nodes held by jobs waiting for others to boot
+	off      int
+	booting  int
+	shutting int
+	busy     int
+	busyW    float64 // power of running jobs, W
+
+	queue   []int32   // waiting jobs, in queue order
+	keys    []float64 // per queued position: the dynamic sort key(s), recomputed per pass
+	prio    []float64 // per job: static priority
+	order   []float64 // per job: static order key
+	run     []running
+	heap    []event
+	shutSeq int32
+
+	now       float64
+	done      int
+	firstT    float64
+	acc       accounting
+	env       Env
+	clock     tariff.Clock
+	tar       tariff.Tariff
+	wakeDeps  bool // rules read time or tariff: pass at every price change
+	wakeHours bool // rules read now.*: pass every hour
+	price     float64
+	period    int
+	nextPrice float64
+	priceMean float64
+	peakIdx   int
+}
+
+// simulate replays jobs under the run's machine, contract and policy.
+func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, jobPower float64, clock tariff.Clock, tar tariff.Tariff) (*sim, error) {
+	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar}
+	n := len(jobs)
+	s.est = make([]float64, n)
+	s.pw = make([]float64, n)
+	s.start = make([]float64, n)
+	s.end = make([]float64, n)
+	s.status = make([]uint8, n)
+	for i, j := range jobs {
+		if j.Nodes > nodes {
+			return nil, fmt.Errorf("job %d needs %d nodes but the machine has %d", j.ID, j.Nodes, nodes)
+		}
+		s.est[i] = j.Walltime
+		if pol.Estimate == Exact {
+			s.est[i] = j.Runtime
+		}
+		s.pw[i] = jobPower
+	}
+	s.peakIdx = -1
+	for i, p := range tar.Periods() {
+		if p == "peak" {
+			s.peakIdx = i
+		}
+	}
+	s.priceMean = meanPrice(tar)
+	deps := pol.deps()
+	s.wakeDeps = deps&(DepNow|DepPeak|DepPrice) != 0
+	s.wakeHours = deps&DepNow != 0
+	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
+		s.prio = make([]float64, n)
+	}
+	if pol.Order != nil && !pol.Order.Deps.Dynamic() {
+		s.order = make([]float64, n)
+	}
+	if n == 0 {
+		return s, nil
+	}
+	s.firstT = jobs[0].Submit
+	s.now = s.firstT
+	s.idle = append(s.idle, idleBatch{since: s.now, n: nodes})
+	s.nIdle = nodes
+	s.price, s.period, s.nextPrice = tar.At(s.now)
+	s.acc.init(len(tar.Periods()))
+	if err := s.loop(); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func (p *Policy) deps() Deps {
+	var d Deps
+	for _, e := range []*Expr{p.Order, p.Priority, p.Admit} {
+		if e != nil {
+			d |= e.Deps
+		}
+	}
+	return d
+}
+
+func meanPrice(t tariff.Tariff) float64 {
+	h := t.Horizon()
+	if math.IsInf(h, 1) {
+		h = 365 * 86400 // base/peak repeats weekly; a year is a fair mean
+	}
+	var sum float64
+	for x := 0.0; x < h; {
+		p, _, next := t.At(x)
+		next = math.Min(next, h)
+		sum += p * (next - x)
+		x = next
+	}
+	if h == 0 {
+		return 0
+	}
+	return sum / h
+}
+
+// maxIdleSpan bounds simulated time without progress, so a policy that
+// never admits a waiting job ends with an error instead of looping.
+const maxIdleSpan = 20 * 365 * 86400.0
+
+func (s *sim) loop() error {
+	n := len(s.jobs)
+	next := 0
+	lastProgress := s.now
+	for s.done < n {
+		t := math.Inf(1)
+		if next < n {
+			t = s.jobs[next].Submit
+		}
+		if len(s.heap) > 0 && s.heap[0].t < t {
+			t = s.heap[0].t
+		}
+		if d := s.shutdownDue(); d < t {
+			t = d
+		}
+		if len(s.queue) > 0 && s.wakeDeps {
+			if w := s.wakeAt(); w < t {
+				t = w
+			}
+		}
+		if math.IsInf(t, 1) {
+			return fmt.Errorf("%d jobs never started: the policy's admit rule refuses them and nothing else is left to happen", len(s.queue))
+		}
+		s.advance(t)
+		for len(s.heap) > 0 && s.heap[0].t == t {
+			s.apply(s.pop())
+			lastProgress = t
+		}
+		for next < n && s.jobs[next].Submit == t {
+			s.enqueue(int32(next))
+			next++
+			lastProgress = t
+		}
+		started := s.pass()
+		if started {
+			lastProgress = t
+		}
+		s.shutdownIdle()
+		if t-lastProgress > maxIdleSpan {
+			return fmt.Errorf("%d jobs wait forever: nothing has started for %.0f days", len(s.queue), maxIdleSpan/86400)
+		}
+	}
+	return nil
+}
+
+// wakeAt is the next time a rule that reads the clock or the tariff may
+// change its mind: the next price change, or the next hour.
+func (s *sim) wakeAt() float64 {
+	w := s.nextPrice
+	if s.wakeHours {
+		h := s.clock.Time(s.now)
+		top := h.Truncate(3600e9).Add(3600e9)
+		if x := s.clock.Sim(top); x > s.now && x < w {
+			w = x
+		}
+	}
+	return w
+}
+
+// advance integrates power up to time t.
+func (s *sim) advance(t float64) {
+	if t <= s.now {
+		return
+	}
+	m := s.machine
+	var p [nComponents]float64
+	p[compBusy] = s.busyW
+	p[compIdle] = float64(s.nIdle+s.reserved) * m.Power.Idle
+	p[compOff] = float64(s.off) * m.Power.Off
+	p[compBoot] = float64(s.booting) * m.Power.Boot
+	p[compShutdown] = float64(s.shutting) * m.Power.Shutdown
+	p[compInfra] = s.infraW()
+	s.acc.busyNodeSeconds += float64(s.busy) * (t - s.now)
+	for s.now < t {
+		seg := math.Min(t, s.nextPrice)
+		s.acc.add(&p, seg-s.now, s.price, s.period)
+		s.now = seg
+		if seg == s.nextPrice {
+			s.price, s.period, s.nextPrice = s.tar.At(seg)
+		}
+	}
+}
+
+func (s *sim) infraW() float64 {
+	return s.machine.Infrastructure + s.machine.InfrastructurePerNode*float64(s.nodes)
+}
+
+// apply handles one event.
+func (s *sim) apply(e event) {
+	switch e.kind {
+	case evEnd:
+		j := e.job
+		nn := s.jobs[j].Nodes
+		s.busy -= nn
+		s.busyW -= float64(nn) * s.pw[j]
+		s.removeRunning(s.start[j]+s.est[j], j)
+		s.pushIdle(nn)
+		s.done++
+	case evBootDone:
+		j := e.job
+		nn := s.jobs[j].Nodes
+		s.booting -= int(e.n)
+		s.reserved -= nn - int(e.n)
+		s.busy += nn
+		s.busyW += float64(nn) * s.pw[j]
+	case evShutDone:
+		s.shutting -= int(e.n)
+		s.off += int(e.n)
+		s.removeRunning(e.t, e.job)
+	}
+}
+
+func (s *sim) pushIdle(n int) {
+	if k := len(s.idle); k > s.idleHead && s.idle[k-1].since == s.now {
+		s.idle[k-1].n += n
+	} else {
+		s.idle = append(s.idle, idleBatch{since: s.now, n: n})
+	}
+	s.nIdle += n
+}
+
+// takeIdle removes up to n idle nodes, most recently idle first, so the
+// nodes idle longest are the ones shutdown switches off.
+func (s *sim) takeIdle(n int) int {
+	took := 0
+	for took < n && len(s.idle) > s.idleHead {
+		top := &s.idle[len(s.idle)-1]
+		k := min(top.n, n-took)
+		top.n -= k
+		took += k
+		if top.n == 0 {
+			s.idle = s.idle[:len(s.idle)-1]
+		}
+	}
+	s.nIdle -= took
+	if len(s.idle) == s.idleHead { // reuse the backing array
+		s.idle, s.idleHead = s.idle[:0], 0
+	}
+	return took
+}
+
+func (s *sim) shutdownDue() float64 {
+	if s.pol.Shutdown == nil || len(s.idle) == s.idleHead {
+		return math.Inf(1)
+	}
+	return s.idle[s.idleHead].since + s.pol.Shutdown.After
+}
+
+// shutdownIdle switches off nodes that have been idle long enough.
+func (s *sim) shutdownIdle() {
+	if s.pol.Shutdown == nil {
+		return
+	}
+	for len(s.idle) > s.idleHead && s.idle[s.idleHead].since+s.pol.Shutdown.After <= s.now {
+		n := s.idle[s.idleHead].n
+		s.idleHead++
+		s.nIdle -= n
+		if d := s.machine.ShutdownTime; d > 0 {
+			s.shutting += n
+			s.shutSeq++
+			id := -s.shutSeq
+			s.insertRunning(running{est: s.now + d, nodes: int32(n), id: id})
+			s.push(event{t: s.now + d, kind: evShutDone, job: id, n: int32(n)})
+		} else {
+			s.off += n
+		}
+	}
+	if len(s.idle) == s.idleHead {
+		s.idle, s.idleHead = s.idle[:0], 0
+	}
+}
+
+// free is the number of nodes a job could take now.
+func (s *sim) free() int { return s.nIdle + s.off }
+
+// startJob starts job j now (or when its nodes have booted).
+func (s *sim) startJob(j int32) {
+	nn := s.jobs[j].Nodes
+	fromIdle := s.takeIdle(nn)
+	fromOff := nn - fromIdle
+	s.off -= fromOff
+	ts := s.now
+	if fromOff > 0 && s.machine.BootTime > 0 {
+		ts += s.machine.BootTime
+		s.booting += fromOff
+		s.reserved += fromIdle
+		s.push(event{t: ts, kind: evBootDone, job: j, n: int32(fromOff)})
+	} else {
+		s.busy += nn
+		s.busyW += float64(nn) * s.pw[j]
+	}
+	s.start[j] = ts
+	s.end[j] = ts + s.jobs[j].Runtime
+	s.status[j] = 1
+	s.push(event{t: s.end[j], kind: evEnd, job: j})
+	s.insertRunning(running{est: ts + s.est[j], nodes: int32(nn), id: j})
+}
+
+func (s *sim) insertRunning(r running) {
+	i, _ := slices.BinarySearchFunc(s.run, r.est, func(a running, t float64) int {
+		if a.est <= t { // equal estimates keep insertion order
+			return -1
+		}
+		return 1
+	})
+	s.run = slices.Insert(s.run, i, r)
+}
+
+func (s *sim) removeRunning(est float64, id int32) {
+	i, _ := slices.BinarySearchFunc(s.run, est, func(a running, t float64) int {
+		if a.est < t {
+			return -1
+		}
+		return 1
+	})
+	for ; i < len(s.run); i++ {
+		if s.run[i].id == id {
+			s.run = slices.Delete(s.run, i, i+1)
+			return
+		}
+	}
+	panic(fmt.Sprintf("pwrc: internal error: running entry %d (est %g) not found", id, est))
+}
+
+// heap of events ordered by time, then kind, then job index, so equal
+// times are applied in a fixed order.
+func (s *sim) push(e event) {
+	s.heap = append(s.heap, e)
+	i := len(s.heap) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !evLess(s.heap[i], s.heap[p]) {
+			break
+		}
+		s.heap[i], s.heap[p] = s.heap[p], s.heap[i]
+		i = p
+	}
+}
+
+func (s *sim) pop() event {
+	h := s.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			break
+		}
+		c := l
+		if r := l + 1; r < len(h) && evLess(h[r], h[l]) {
+			c = r
+		}
+		if !evLess(h[c], h[i]) {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	s.heap = h
+	return top
+}
+
+func evLess(a, b event) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.job < b.job
+}

@@ -1,0 +1,94 @@
+package runtime
+
+import "fmt"
+
+// Env is what a policy rule sees. Values are SI: seconds, W, currency/kWh.
+// The expr tags are the names used in .pwr files.
+type Env struct {
+	Job    JobEnv    `expr:"job"`
+	Now    NowEnv    `expr:"now"`
+	Peak   bool      `expr:"peak"`
+	Price  PriceEnv  `expr:"price"`
+	System SystemEnv `expr:"system"`
+}
+
+// JobEnv describes the job a rule is evaluated for.
+type JobEnv struct {
+	ID           int     `expr:"id"`
+	User         int     `expr:"user"`
+	Group        int     `expr:"group"`
+	Queue        int     `expr:"queue"`
+	Submit       float64 `expr:"submit"`
+	Wait         float64 `expr:"wait"` // now − submit
+	Nodes        int     `expr:"nodes"`
+	Procs        int     `expr:"procs"`
+	Runtime      float64 `expr:"runtime"`  // actual run time: an oracle, unknown to a real scheduler
+	Walltime     float64 `expr:"walltime"` // requested time
+	Estimate     float64 `expr:"estimate"` // what backfilling assumes: walltime, or runtime with exact estimates
+	Power        float64 `expr:"power"`    // W while running, all nodes
+	PowerPerNode float64 `expr:"power_per_node"`
+}
+
+// NowEnv is the current simulation time.
+type NowEnv struct {
+	Seconds float64 `expr:"seconds"` // trace clock
+	Hour    float64 `expr:"hour"`    // local hour of day, 0 ≤ hour < 24, fractional
+	Weekday int     `expr:"weekday"` // local day of week, 0 = Sunday
+	Day     float64 `expr:"day"`     // days since the first submission
+}
+
+// PriceEnv is the contract's price.
+type PriceEnv struct {
+	Now  float64 `expr:"now"`  // currency/kWh in force now
+	Mean float64 `expr:"mean"` // mean over the known horizon (flat: the price)
+}
+
+// SystemEnv is the machine's state.
+type SystemEnv struct {
+	Nodes int     `expr:"nodes"` // all nodes
+	Free  int     `expr:"free"`  // idle or off: could start a job now
+	Idle  int     `expr:"idle"`
+	Off   int     `expr:"off"`
+	Busy  int     `expr:"busy"`
+	Power float64 `expr:"power"` // W drawn now, infrastructure included
+	Queue int     `expr:"queue"` // jobs waiting
+}
+
+// Deps records which parts of the environment an expression reads, so the
+// engine evaluates rules that depend only on a job's fixed attributes once
+// per job, and the rest once per scheduling pass.
+type Deps uint16
+
+// Dependency bits.
+const (
+	DepJob    Deps = 1 << iota // fixed job attributes (id, submit, nodes, ...)
+	DepWait                    // job.wait
+	DepNow                     // now.*
+	DepPeak                    // peak
+	DepPrice                   // price.*
+	DepSystem                  // system.*
+)
+
+// Dynamic reports whether the value can change while a job waits.
+func (d Deps) Dynamic() bool { return d&^DepJob != 0 }
+
+// Expr is a compiled rule expression. Exactly one of Num and Bool is set.
+// Evaluation never fails silently: a rule that cannot be evaluated panics
+// with *EvalError, which the runtime turns into the run's error.
+type Expr struct {
+	Source string // as written in the scenario
+	Where  string // file:line:col of the expression, for runtime errors
+	Deps   Deps
+	Num    func(*Env) float64
+	Bool   func(*Env) bool
+}
+
+// EvalError is a rule that failed at run time.
+type EvalError struct {
+	Expr *Expr
+	Err  error
+}
+
+func (e *EvalError) Error() string {
+	return fmt.Sprintf("%s: rule `%s` failed: %v", e.Expr.Where, e.Expr.Source, e.Err)
+}

@@ -1,0 +1,382 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// Options control plan execution.
+type Options struct {
+	Workers  int  // parallel runs; ≤ 0 means 1
+	KeepJobs bool // keep per-job records in results (for --jobs)
+	// Progress, if set, is called after each run finishes, never
+	// concurrently.
+	Progress func(done, total int)
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	Run      *Run
+	Metrics  Metrics
+	Jobs     []JobRecord // when Options.KeepJobs
+	Workload WorkloadInfo
+	Notes    []string // approximations and warnings worth printing with the table
+	Err      error
+}
+
+// JobRecord is one job's schedule. Times are on the trace's clock.
+type JobRecord struct {
+	ID       int64
+	Submit   float64
+	Start    float64
+	End      float64
+	Nodes    int
+	Procs    int
+	Walltime float64
+	Power    float64 // W drawn while running, all nodes
+}
+
+// WorkloadInfo says what was loaded for a run and what cleaning did.
+type WorkloadInfo struct {
+	Name     string
+	Path     string
+	Records  int
+	Clean    workload.CleanStats
+	BadLines int
+	FirstBad []int
+	Nodes    int // machine nodes after resolving `nodes auto`
+	Epoch    int64
+	Zone     string
+}
+
+// Execute runs every run of the plan, up to opts.Workers at a time, and
+// returns results in plan order. Output does not depend on Workers: each
+// run is deterministic and results are placed by index.
+func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
+	res := make([]*Result, len(p.Runs))
+	ld := newLoader()
+	workers := max(1, opts.Workers)
+	var mu sync.Mutex
+	done := 0
+	// Runs whose dependencies are met go first; dependencies always point
+	// to finished levels, so each level runs fully in parallel.
+	for _, level := range levels(p) {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(workers, len(level)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					r := runOne(ctx, ld, p.Runs[i], opts.KeepJobs)
+					mu.Lock()
+					res[i] = r
+					done++
+					if opts.Progress != nil {
+						opts.Progress(done, len(p.Runs))
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		for _, i := range level {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}
+	fillSavings(res)
+	return res
+}
+
+// levels groups runs so that each run comes after the runs it depends on.
+func levels(p *Plan) [][]int {
+	depth := make([]int, len(p.Runs))
+	var out [][]int
+	for i, r := range p.Runs {
+		for _, d := range r.DependsOn {
+			depth[i] = max(depth[i], depth[d]+1)
+		}
+		for len(out) <= depth[i] {
+			out = append(out, nil)
+		}
+		out[depth[i]] = append(out[depth[i]], i)
+	}
+	return out
+}
+
+func fillSavings(res []*Result) {
+	for _, r := range res {
+		if r.Err != nil || r.Run.Baseline < 0 {
+			continue
+		}
+		b := res[r.Run.Baseline]
+		if b.Err != nil {
+			continue
+		}
+		r.Metrics.Saving = b.Metrics.Cost - r.Metrics.Cost
+		if b.Metrics.Cost != 0 {
+			r.Metrics.SavingPct = 100 * r.Metrics.Saving / b.Metrics.Cost
+		}
+		r.Metrics.HasSaving = true
+	}
+	for _, r := range res {
+		if r.Err == nil && r.Run.Baseline < 0 && isBaselineOfSome(r, res) {
+			r.Metrics.HasSaving = true // the baseline saves nothing against itself
+		}
+	}
+}
+
+func isBaselineOfSome(r *Result, res []*Result) bool {
+	for _, o := range res {
+		if o.Run.Baseline == r.Run.Index {
+			return true
+		}
+	}
+	return false
+}
+
+// runOne executes a run; a rule that fails at run time becomes its error.
+func runOne(ctx context.Context, ld *loader, run *Run, keep bool) (res *Result) {
+	res = &Result{Run: run}
+	defer func() {
+		if x := recover(); x != nil {
+			var ee *EvalError
+			if e, ok := x.(error); ok && errors.As(e, &ee) {
+				res.Err = ee
+				return
+			}
+			panic(x)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		res.Err = err
+		return res
+	}
+	jobs, info, err := ld.jobs(run)
+	res.Workload = info
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	clock, notes, err := clockFor(run, info, ld)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Notes = append(res.Notes, notes...)
+	tar, notes, err := tariffFor(run, clock, ld)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Notes = append(res.Notes, notes...)
+	m := run.Machine
+	jobPower := run.Workload.JobPower
+	if jobPower == 0 {
+		jobPower = m.Power.Busy
+	}
+	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, jobPower, clock, tar)
+	if err != nil {
+		res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+		return res
+	}
+	res.Metrics = s.metrics()
+	res.Metrics.Dropped = info.Clean.Dropped()
+	res.Metrics.Capped = info.Clean.RuntimeCapped
+	res.Metrics.Currency = run.Contract.Currency
+	if h := tar.Horizon(); len(jobs) > 0 && s.now > h {
+		res.Notes = append(res.Notes, fmt.Sprintf("contract %s: the hourly prices end %.1f days into the run, which lasts %.1f days; later hours reuse the series from its start",
+			run.Contract.Name, (h-s.firstT)/86400, res.Metrics.RunDays))
+	}
+	if keep {
+		res.Jobs = make([]JobRecord, len(jobs))
+		for i, j := range jobs {
+			res.Jobs[i] = JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
+				Procs: j.Procs, Walltime: j.Walltime, Power: float64(j.Nodes) * s.pw[i]}
+		}
+	}
+	return res
+}
+
+// clockFor maps the trace's clock to wall-clock time: the SWF header's
+// UnixStartTime and TimeZoneString, unless the scenario overrides them.
+func clockFor(run *Run, info WorkloadInfo, ld *loader) (tariff.Clock, []string, error) {
+	var notes []string
+	c := tariff.Clock{Epoch: info.Epoch, Loc: time.UTC}
+	zone := run.Workload.TimeZone
+	if zone == "" {
+		zone = info.Zone
+	}
+	if zone != "" {
+		loc, err := tariff.LoadLocation(zone)
+		if err != nil {
+			return c, nil, fmt.Errorf("time zone %q: %w", zone, err)
+		}
+		c.Loc = loc
+	}
+	if run.Workload.Start != "" {
+		t, err := time.ParseInLocation("2006-01-02T15:04:05", run.Workload.Start, c.Loc)
+		if err != nil {
+			return c, nil, err
+		}
+		c.Epoch = t.Unix()
+	}
+	if run.Contract.Kind != Flat && info.Epoch == 0 && run.Workload.Start == "" && run.Workload.Kind == SWF {
+		notes = append(notes, fmt.Sprintf("%s has no UnixStartTime: tariff hours assume the trace starts at 1970-01-01 00:00 %s; set `start` in the workload to fix", info.Name, c.Loc))
+	}
+	return c, notes, nil
+}
+
+func tariffFor(run *Run, clock tariff.Clock, ld *loader) (tariff.Tariff, []string, error) {
+	k := run.Contract
+	switch k.Kind {
+	case Flat:
+		return tariff.Flat(k.Price), nil, nil
+	case BasePeak:
+		return tariff.BasePeak(clock, k.Peak, k.PeakPrice, k.BasePrice), nil, nil
+	}
+	if k.Prices == "" {
+		return nil, nil, fmt.Errorf("contract %s: no price file (set its path)", k.Name)
+	}
+	series, err := ld.prices(k.Prices)
+	if err != nil {
+		return nil, nil, err
+	}
+	start := tariff.LocalMidnight(clock, 0)
+	if k.SeriesStart != "" {
+		t, err := time.ParseInLocation("2006-01-02T15:04:05", k.SeriesStart, clock.Loc)
+		if err != nil {
+			return nil, nil, err
+		}
+		start = t
+	}
+	return tariff.Hourly(clock, series, start), nil, nil
+}
+
+// loader loads each trace and price file once per Execute, however many
+// runs share it, and cleans each trace once per machine shape.
+type loader struct {
+	mu      sync.Mutex
+	traces  map[traceKey]*onceValue[*workload.Trace]
+	cleaned map[cleanKey]*onceValue[cleaned]
+	series  map[string]*onceValue[*tariff.Series]
+}
+
+type traceKey struct {
+	path string
+	skip bool
+}
+
+type cleanKey struct {
+	trace        traceKey
+	synth        workload.Synthetic
+	cores, nodes int
+}
+
+type cleaned struct {
+	jobs  []workload.Job
+	stats workload.CleanStats
+}
+
+type onceValue[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func newLoader() *loader {
+	return &loader{
+		traces:  map[traceKey]*onceValue[*workload.Trace]{},
+		cleaned: map[cleanKey]*onceValue[cleaned]{},
+		series:  map[string]*onceValue[*tariff.Series]{},
+	}
+}
+
+func getOnce[K comparable, T any](mu *sync.Mutex, m map[K]*onceValue[T], k K, f func() (T, error)) (T, error) {
+	mu.Lock()
+	o := m[k]
+	if o == nil {
+		o = &onceValue[T]{}
+		m[k] = o
+	}
+	mu.Unlock()
+	o.once.Do(func() { o.v, o.err = f() })
+	return o.v, o.err
+}
+
+func (ld *loader) prices(path string) (*tariff.Series, error) {
+	return getOnce(&ld.mu, ld.series, path, func() (*tariff.Series, error) { return tariff.OpenPriceCSV(path) })
+}
+
+// jobs returns the cleaned jobs of a run and what loading them did.
+func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
+	w := run.Workload
+	m := run.Machine
+	info := WorkloadInfo{Name: w.Name, Path: w.Path}
+	if w.Kind == Synthetic {
+		spec := w.Synthetic
+		spec.Nodes = m.Nodes
+		info.Nodes = m.Nodes
+		if err := spec.Validate(); err != nil {
+			return nil, info, fmt.Errorf("synthetic workload: %w", err)
+		}
+		c, _ := getOnce(&ld.mu, ld.cleaned, cleanKey{synth: spec, nodes: m.Nodes}, func() (cleaned, error) {
+			jobs := workload.Generate(spec)
+			return cleaned{jobs: jobs, stats: workload.CleanStats{Records: len(jobs), Jobs: len(jobs)}}, nil
+		})
+		info.Records, info.Clean = len(c.jobs), c.stats
+		return c.jobs, info, nil
+	}
+	tk := traceKey{path: w.Path, skip: w.SkipBadLines}
+	tr, err := getOnce(&ld.mu, ld.traces, tk, func() (*workload.Trace, error) {
+		return workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
+	})
+	if err != nil {
+		return nil, info, err
+	}
+	info.Records, info.BadLines, info.FirstBad = len(tr.Records), tr.BadLines, tr.FirstBad
+	info.Epoch, info.Zone = tr.Header.UnixStartTime, tr.Header.TimeZoneString
+	if info.Zone == "" && tr.Header.HasTimeZone {
+		info.Zone = fixedZone(tr.Header.TimeZone)
+	}
+	nodes := m.Nodes
+	if nodes == 0 {
+		switch h := tr.Header; {
+		case h.MaxProcs > 0:
+			nodes = (h.MaxProcs + m.Cores - 1) / m.Cores
+		case h.MaxNodes > 0:
+			nodes = h.MaxNodes
+		default:
+			return nil, info, fmt.Errorf("machine %s has `nodes auto` but %s has neither MaxProcs nor MaxNodes in its header; give the machine a node count",
+				m.Name, filepath.Base(w.Path))
+		}
+	}
+	info.Nodes = nodes
+	c, _ := getOnce(&ld.mu, ld.cleaned, cleanKey{trace: tk, cores: m.Cores, nodes: nodes}, func() (cleaned, error) {
+		jobs, st := workload.Clean(tr, workload.Cleaning{Cores: m.Cores, Nodes: nodes})
+		return cleaned{jobs: jobs, stats: st}, nil
+	})
+	info.Clean = c.stats
+	return c.jobs, info, nil
+}
+
+// fixedZone names a fixed UTC offset (the SWF TimeZone key) as an IANA
+// Etc/GMT zone where one exists.
+func fixedZone(offset int) string {
+	if offset%3600 != 0 || offset == 0 {
+		return ""
+	}
+	h := -offset / 3600 // Etc/GMT signs are inverted
+	if h > 0 {
+		return fmt.Sprintf("Etc/GMT+%d", h)
+	}
+	return fmt.Sprintf("Etc/GMT%d", h)
+}

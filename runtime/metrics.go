@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"math"
+	"slices"
+)
+
+// Metrics summarise one run (DESIGN §4.7). Energies are in J, powers in W,
+// times in s, money in the contract's currency.
+type Metrics struct {
+	Jobs          int     // jobs simulated
+	Dropped       int     // records dropped by cleaning
+	Capped        int     // run times capped at the requested time
+	RunDays       float64 // (last end − first submit) / 1 day
+	Utilization   float64 // busy node-seconds / (nodes · span)
+	Nodes         int
+	Energy        float64 // total, J
+	EnergyBy      [nComponents]float64
+	Cost          float64
+	CostBy        [nComponents]float64
+	Periods       []PeriodStat
+	Currency      string
+	PeakPower     float64
+	Saving        float64 // baseline cost − cost; valid when HasSaving
+	SavingPct     float64 // Saving as % of the baseline cost
+	HasSaving     bool
+	WaitMean      float64
+	WaitQ25       float64
+	WaitQ50       float64
+	WaitQ75       float64
+	WaitQ90       float64
+	WaitQ99       float64
+	WaitMax       float64
+	BsldMean      float64 // mean bounded slowdown, τ = 10 s
+	BusyNodeHours float64
+}
+
+// PeriodStat is energy and cost in one tariff period (peak, base, ...).
+type PeriodStat struct {
+	Name   string
+	Energy float64
+	Cost   float64
+}
+
+// bsldTau is the bounded-slowdown threshold: runs shorter than this count as this long.
+const bsldTau = 10.0
+
+func (s *sim) metrics() Metrics {
+	m := Metrics{Jobs: len(s.jobs), Nodes: s.nodes}
+	m.EnergyBy = s.acc.energy
+	m.CostBy = s.acc.cost
+	for c := range nComponents {
+		m.Energy += s.acc.energy[c]
+		m.Cost += s.acc.cost[c]
+	}
+	for i, name := range s.tar.Periods() {
+		m.Periods = append(m.Periods, PeriodStat{Name: name, Energy: s.acc.periodEnergy[i], Cost: s.acc.periodCost[i]})
+	}
+	m.PeakPower = s.acc.peakPower
+	m.BusyNodeHours = s.acc.busyNodeSeconds / 3600
+	if len(s.jobs) == 0 {
+		return m
+	}
+	span := s.now - s.firstT
+	m.RunDays = span / 86400
+	if span > 0 {
+		m.Utilization = s.acc.busyNodeSeconds / (float64(s.nodes) * span)
+	}
+	waits := make([]float64, len(s.jobs))
+	var sumWait, sumBsld float64
+	for i := range s.jobs {
+		w := s.start[i] - s.jobs[i].Submit
+		waits[i] = w
+		sumWait += w
+		run := s.jobs[i].Runtime
+		sumBsld += math.Max(1, (w+run)/math.Max(bsldTau, run))
+	}
+	n := float64(len(waits))
+	m.WaitMean = sumWait / n
+	m.BsldMean = sumBsld / n
+	slices.Sort(waits)
+	m.WaitQ25 = quantile(waits, 0.25)
+	m.WaitQ50 = quantile(waits, 0.50)
+	m.WaitQ75 = quantile(waits, 0.75)
+	m.WaitQ90 = quantile(waits, 0.90)
+	m.WaitQ99 = quantile(waits, 0.99)
+	m.WaitMax = waits[len(waits)-1]
+	return m
+}
+
+// quantile is the linearly interpolated quantile of sorted data (type 7 in
+// Hyndman & Fan, the default of R and NumPy).
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	h := q * float64(len(sorted)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}

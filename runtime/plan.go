@@ -1,0 +1,161 @@
+// Package runtime executes a Plan: for every run it loads the workload,
+// replays it through the discrete-event engine under the run's machine,
+// contract and policy, and returns metrics. It knows nothing of .pwr syntax;
+// the compiler produces its input.
+package runtime
+
+import (
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// Plan is a compiled scenario: the runs to execute and how they group into
+// experiments.
+type Plan struct {
+	Experiments []*Experiment
+	Runs        []*Run // experiment by experiment, sweep order within each
+}
+
+// Experiment groups the runs of one `experiment` block.
+type Experiment struct {
+	Name     string
+	Dims     []string // swept dimensions in declaration order, e.g. {"contract", "policy"}
+	Baseline *Baseline
+	Report   []string // metric columns for tables, in order
+	Runs     []int    // indices into Plan.Runs
+	Seed     uint64
+}
+
+// Baseline names the value of one swept dimension that the others are
+// compared against: each run's saving is measured against the run that has
+// the same values in every other dimension and Value in Dim.
+type Baseline struct {
+	Dim   string
+	Value string
+}
+
+// Run is one simulation.
+type Run struct {
+	Index      int
+	Experiment string
+	Name       string  // unique in the plan; used for file names
+	Params     []Param // the swept dimensions' values, in Dims order
+	Workload   Workload
+	Machine    Machine
+	Contract   Contract
+	Policy     Policy
+	Seed       uint64 // derived from the experiment seed and the run's identity
+	Baseline   int    // index of the run this one is compared against; -1 if none (or itself)
+	DependsOn  []int  // runs whose results this run needs before it can start
+}
+
+// Param is one swept dimension's value for a run.
+type Param struct {
+	Name  string
+	Value string
+}
+
+// WorkloadKind says where jobs come from.
+type WorkloadKind int
+
+// Workload kinds.
+const (
+	SWF WorkloadKind = iota
+	Synthetic
+)
+
+// Workload describes the jobs of a run.
+type Workload struct {
+	Kind         WorkloadKind
+	Name         string // for notes: the trace's base name, or "synthetic"
+	Path         string // SWF file
+	SkipBadLines bool
+	Synthetic    workload.Synthetic // Nodes is taken from the machine
+	JobPower     float64            // W per busy node; 0 = the machine's busy power
+	// Start overrides the wall-clock time of trace time 0 given by the SWF
+	// header, as local time "2006-01-02T15:04:05" in the trace's zone.
+	Start    string
+	TimeZone string // IANA zone; overrides the header when not empty
+}
+
+// Machine is a homogeneous cluster of nodes.
+type Machine struct {
+	Name           string
+	Nodes          int // 0 = from the trace header (MaxProcs / cores, else MaxNodes)
+	Cores          int // per node; SWF processors → nodes = ceil(procs / cores)
+	Power          NodePower
+	Infrastructure float64 // W, always drawn
+	// InfrastructurePerNode adds W per node (resolved once the node count
+	// is known, e.g. from the trace header).
+	InfrastructurePerNode float64
+	BootTime       float64 // s
+	ShutdownTime   float64 // s
+}
+
+// NodePower is a node's draw in each state, in W.
+type NodePower struct {
+	Off, Idle, Busy, Boot, Shutdown float64
+}
+
+// ContractKind is the pricing scheme of a contract.
+type ContractKind int
+
+// Contract kinds.
+const (
+	Flat ContractKind = iota
+	BasePeak
+	Hourly
+)
+
+// Contract is an electricity tariff.
+type Contract struct {
+	Name      string
+	Currency  string
+	Kind      ContractKind
+	Price     float64 // flat price, currency per kWh
+	Peak      []tariff.Window
+	PeakPrice float64
+	BasePrice float64
+	Prices    string // hourly series file (CSV)
+	// SeriesStart is the local wall-clock time "2006-01-02T15:04:05" of the
+	// hourly series' first hour; "" means local midnight of the day the
+	// trace starts.
+	SeriesStart string
+}
+
+// BackfillKind selects the backfilling stage.
+type BackfillKind int
+
+// Backfill kinds.
+const (
+	NoBackfill BackfillKind = iota
+	EASY                    // reservation for the first waiting job
+	Greedy                  // start whatever fits, up to Depth skipped jobs (Kunkel's BackfillDelay)
+)
+
+// EstimateKind is the run time estimate used by backfilling.
+type EstimateKind int
+
+// Estimate kinds.
+const (
+	Requested EstimateKind = iota // the requested time (SWF field 9)
+	Exact                         // the actual run time (an oracle)
+)
+
+// Policy is a scheduling policy: queue order, admission and backfilling,
+// plus power management.
+type Policy struct {
+	Name     string
+	Order    *Expr // ascending sort key; nil = job.submit
+	Priority *Expr // descending, before Order; nil = none
+	Admit    *Expr // may this job start now; nil = always
+	Backfill BackfillKind
+	Depth    int // Greedy: stop after this many jobs that did not fit
+	Estimate EstimateKind
+	Shutdown *Shutdown // nil = nodes stay on
+}
+
+// Shutdown switches nodes off after they have been idle for After seconds.
+type Shutdown struct {
+	After float64
+}
