@@ -44,16 +44,17 @@ type Result struct {
 func Compile(path string, opts Options) *Result {
 	c := newCompiler(opts)
 	c.load(path)
-	if !c.diags.HasErrors() {
-		c.applySets(opts.Sets)
-	}
 	var plan *runtime.Plan
-	if !c.diags.HasErrors() {
+	// Go on after errors, so one check reports all of them; only a file
+	// that could not even be lexed stops here, since its statements are
+	// missing and every reference to them would be a spurious error.
+	if c.root != nil && !c.incomplete() {
+		c.applySets(opts.Sets)
 		c.checkParams()
 		c.checkDecls()
 		plan = c.plan(opts.Experiment)
+		c.warnUnusedParams()
 	}
-	c.warnUnusedParams()
 	diags := dedupe(c.diags)
 	diags.Sort()
 	if diags.HasErrors() {
@@ -74,8 +75,9 @@ type compiler struct {
 	decls  map[string]map[string]*decl // kind → name → declaration
 	params map[string]*param
 
-	exprs map[*lang.Stmt]*runtime.Expr // compiled once per statement
-	used  map[string]bool              // params referenced
+	exprs   map[*lang.Stmt]*runtime.Expr // compiled once per statement
+	used    map[string]bool              // params referenced
+	guesses map[*lang.Block][]string     // fields taken for misspellings, per block
 }
 
 // module is one loaded file.
@@ -108,6 +110,7 @@ func newCompiler(opts Options) *compiler {
 		params:  map[string]*param{},
 		exprs:   map[*lang.Stmt]*runtime.Expr{},
 		used:    map[string]bool{},
+		guesses: map[*lang.Block][]string{},
 	}
 }
 
@@ -262,11 +265,36 @@ func (c *compiler) importStmt(m *module, s *lang.Stmt) {
 	c.parseModule(canon, display, dir, src, std)
 }
 
+func (c *compiler) incomplete() bool {
+	for _, m := range c.modules {
+		if m.file == nil || m.file.Incomplete {
+			return true
+		}
+	}
+	return false
+}
+
+// isBroken reports whether a declaration of this kind and name exists but
+// failed to parse: its syntax error has been reported already.
+func (c *compiler) isBroken(kind, name string) bool {
+	for _, m := range c.modules {
+		for _, b := range m.file.Broken {
+			if b.Keyword == kind && b.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // lookup finds a declaration of a kind by name, reporting an error at r
 // with a suggestion when it does not exist.
 func (c *compiler) lookup(kind, name string, r lang.Range) *decl {
 	if d := c.decls[kind][name]; d != nil {
 		return d
+	}
+	if c.isBroken(kind, name) {
+		return nil // its syntax error is reported; this would only echo it
 	}
 	var names []string
 	for n := range c.decls[kind] {

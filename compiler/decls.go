@@ -80,6 +80,7 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 	for _, cd := range chain {
 		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
 			{name: "nodes", usage: "nodes 128` or `nodes auto", decode: func(s *lang.Stmt) {
+				nodesSet = true
 				if !c.args(s, 1, 1, "nodes 128` (or `nodes auto` to take the trace's size") {
 					return
 				}
@@ -106,12 +107,12 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 				}
 				watt := func(dst *float64, set *bool) func(*lang.Stmt) {
 					return func(s *lang.Stmt) {
+						if set != nil {
+							*set = true // present: a bad value is reported on its own
+						}
 						if c.args(s, 1, 1, s.Key.Name+" 70 W") {
 							if v, ok := c.nonNegative(s.Args[0], b, lang.Power, s.Key.Name); ok {
 								*dst = v
-								if set != nil {
-									*set = true
-								}
 							}
 						}
 					}
@@ -159,10 +160,18 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 		})
 	}
 	name := d.stmt.Args[0].Range()
-	if !nodesSet {
+	guessed := func(field string) bool {
+		for _, cd := range chain {
+			if c.guessed(cd.stmt.Body, field) {
+				return true
+			}
+		}
+		return false
+	}
+	if !nodesSet && !guessed("nodes") {
 		c.diags.Errorf(name, "machine `%s` needs `nodes`", d.name).With("Add `nodes 128` (or `nodes auto` to take the trace's size).")
 	}
-	if !idleSet || !busySet {
+	if (!idleSet || !busySet) && !guessed("power") {
 		c.diags.Errorf(name, "machine `%s` needs idle and busy node power", d.name).
 			With("Add `power { idle 70 W; busy 260 W }` (off defaults to 0 W).")
 	}
@@ -237,7 +246,7 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 					return
 				}
 				k.Prices, hourlyAt = c.path(str), s
-				if strings.TrimSpace(str.Value) == "" {
+				if strings.TrimSpace(str.Value) == "" && b != nil { // only a run needs the file
 					d := c.diags.Errorf(s.Args[0].Range(), "no price file for contract `%s`", d.name)
 					if id, ok := s.Args[0].(*lang.Ident); ok && c.params[id.Name] != nil {
 						d.With("Set it: `param %s = \"path/T1.csv\"` in your scenario, or --set %s=path/T1.csv.", id.Name, id.Name)
@@ -314,6 +323,10 @@ func (c *compiler) peakWindow(s *lang.Stmt, b binding, price func(lang.Value, st
 		return tariff.Window{}, 0, false
 	}
 	w := tariff.Window{From: from.Seconds, To: to.Seconds}
+	if err := w.Validate(); err != nil {
+		c.diags.Errorf(a[0].Range().Cover(a[2].Range()), "invalid peak window: %v", err)
+		return tariff.Window{}, 0, false
+	}
 	rest := a[3:]
 	if len(rest) > 0 && rest[0].Text() == "on" {
 		i := 1

@@ -132,8 +132,10 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	}
 	c.decodeBlock(what(d), d.stmt.Body, fields)
 	name := d.stmt.Args[0].Range()
+	missing := false
 	for _, f := range sweepFields {
-		if stmts[f] == nil {
+		if stmts[f] == nil && !c.guessed(d.stmt.Body, f) {
+			missing = true
 			hint := map[string]string{
 				"workload": "`workload swf \"trace.swf.gz\"` or `workload synthetic { jobs 5000 }`",
 				"machine":  "`machine mistral` (from std/machines) or your own",
@@ -141,9 +143,11 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 				"policy":   "`policy easy` (from std/policies) or a list to compare, `policy [fcfs, easy]`",
 			}[f]
 			c.diags.Errorf(name, "experiment `%s` needs a %s", d.name, f).With("Add %s.", hint)
+		} else if stmts[f] == nil {
+			missing = true
 		}
 	}
-	if c.diags.HasErrors() {
+	if missing {
 		return
 	}
 	exp := &runtime.Experiment{Name: d.name, Seed: 1, Report: DefaultReport}

@@ -41,6 +41,7 @@ func (c *compiler) decodeBlock(what string, blk *lang.Block, fields []fieldSpec)
 			d := c.diags.Errorf(s.Key.R, "unknown field `%s` in %s", s.Key.Name, what)
 			if sug := lang.Suggest(s.Key.Name, names); sug != "" {
 				d.DidYouMean(sug)
+				c.guesses[blk] = append(c.guesses[blk], sug)
 			} else {
 				d.With("Fields of %s: %s.", strings.SplitN(what, " ", 2)[0], strings.Join(names, ", "))
 			}
@@ -62,6 +63,17 @@ func (c *compiler) decodeBlock(what string, blk *lang.Block, fields []fieldSpec)
 		}
 		f.decode(s)
 	}
+}
+
+// guessed reports whether a misspelled field in blk was taken for name: a
+// required-field error for name would then only repeat the typo's.
+func (c *compiler) guessed(blk *lang.Block, name string) bool {
+	for _, g := range c.guesses[blk] {
+		if g == name {
+			return true
+		}
+	}
+	return false
 }
 
 // blockFields are the fields that take a { } block.

@@ -10,6 +10,17 @@ type File struct {
 	Name  string // as given to Parse; used in diagnostics
 	Src   []byte
 	Stmts []*Stmt
+	// Broken lists the top-level statements that failed to parse, by
+	// keyword and name, so later stages can stay quiet about references to
+	// them instead of reporting them as unknown.
+	Broken []Broken
+	// Incomplete is set when lexical errors kept the file from being parsed.
+	Incomplete bool
+}
+
+// Broken is a top-level statement that did not parse, e.g. {"machine", "m"}.
+type Broken struct {
+	Keyword, Name string
 }
 
 // Stmt is one statement: a keyword, its arguments and an optional block,

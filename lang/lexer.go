@@ -68,6 +68,10 @@ func tokenize(name string, src []byte) ([]lexer.Token, Diagnostics) {
 		errs    int
 		prevBad = -1 // offset just past the previous invalid run, to merge runs
 		lastBad *Diagnostic
+		// A top-level keyword at the start of a line inside a block is where
+		// a forgotten `}` most likely belongs.
+		suspect     *lexer.Token
+		suspectOpen lexer.Token
 	)
 	report := func() bool { errs++; return errs <= maxLexErrors }
 	for {
@@ -148,12 +152,22 @@ func tokenize(name string, src []byte) ([]lexer.Token, Diagnostics) {
 				stack = stack[:len(stack)-1]
 			}
 		}
+		if suspect == nil && len(stack) > 0 && t.Pos.Column == 1 && isTopKeyword(t.Value) && stack[len(stack)-1].tok.Value == "{" {
+			tt := t
+			suspect, suspectOpen = &tt, stack[0].tok
+		}
 		out = append(out, t)
 	}
 	if errs > maxLexErrors {
 		diags.Errorf(Range{File: name, Start: Pos{Line: 1, Col: 1}}, "too many errors (%d more not shown)", errs-maxLexErrors)
 	}
 	eof := out[len(out)-1]
+	if suspect != nil && len(stack) > 0 {
+		diags.Errorf(tokRange(name, *suspect), "missing `}` before `%s`", suspect.Value).
+			With("The `{` opened at line %d is still open where this declaration starts; close it with `}`.", suspectOpen.Pos.Line).
+			Note(tokRange(name, suspectOpen), "`{` opened here")
+		return out, diags
+	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		o := stack[i].tok
 		p := Pos{Offset: eof.Pos.Offset, Line: eof.Pos.Line, Col: eof.Pos.Column}
@@ -216,4 +230,13 @@ func (l *sliceLexer) Next() (lexer.Token, error) {
 	t := l.toks[l.i]
 	l.i++
 	return t, nil
+}
+
+// isTopKeyword reports the keywords that start top-level declarations.
+func isTopKeyword(s string) bool {
+	switch s {
+	case "import", "param", "machine", "contract", "policy", "experiment":
+		return true
+	}
+	return false
 }

@@ -17,6 +17,7 @@ func Parse(name string, src []byte) (*File, Diagnostics) {
 	f := &File{Name: name, Src: src}
 	toks, diags := tokenize(name, src)
 	if diags.HasErrors() {
+		f.Incomplete = true
 		return f, diags
 	}
 	// Parse each top-level statement on its own, so one syntax error does
@@ -25,6 +26,9 @@ func Parse(name string, src []byte) (*File, Diagnostics) {
 		g, err := fileParser.ParseFromLexer(mustUpgrade(seg))
 		if err != nil {
 			diags = append(diags, syntaxError(name, src, err, seg))
+			if len(seg) > 2 && seg[0].Type == lexRules.Symbols()["Ident"] {
+				f.Broken = append(f.Broken, Broken{Keyword: seg[0].Value, Name: seg[1].Value})
+			}
 			continue
 		}
 		c := converter{file: f}

@@ -15,13 +15,30 @@ func Suggest(name string, candidates []string) string {
 		if c == name {
 			continue
 		}
-		d := levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(c))
-		if strings.EqualFold(c, name) {
+		a, b := strings.ToLower(name), strings.ToLower(c)
+		d := levenshtein.ComputeDistance(a, b)
+		switch {
+		case a == b:
 			d = 0
+		case d == 2 && isTransposition(a, b):
+			d = 1 // "wiat" for "wait": one slip, though Levenshtein counts two
 		}
 		if d <= limit && (best == "" || d < bestDist || (d == bestDist && c < best)) {
 			best, bestDist = c, d
 		}
 	}
 	return best
+}
+
+// isTransposition reports whether b is a with two adjacent letters swapped.
+func isTransposition(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i+1 < len(a); i++ {
+		if a[i] != b[i] {
+			return a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+		}
+	}
+	return false
 }

@@ -88,8 +88,8 @@ type Machine struct {
 	// InfrastructurePerNode adds W per node (resolved once the node count
 	// is known, e.g. from the trace header).
 	InfrastructurePerNode float64
-	BootTime       float64 // s
-	ShutdownTime   float64 // s
+	BootTime              float64 // s
+	ShutdownTime          float64 // s
 }
 
 // NodePower is a node's draw in each state, in W.

@@ -49,7 +49,7 @@ It exits 1 when a file has errors (or, with --strict, warnings).`,
 					all = append(all, res.Diags.JSON(res.Sources)...)
 					continue
 				}
-				if err := res.Diags.Write(stderr, res.Sources); err != nil {
+				if err := res.Diags.Write(stdout, res.Sources); err != nil {
 					return err
 				}
 				switch {
