@@ -1,0 +1,227 @@
+package tariff
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/pwrc/pwrc/internal/testenv"
+)
+
+func TestReadPriceCSV(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     []float64
+	}{
+		{"R export", "\"\",\"time\",\"price\"\n\"1\",0.0416666666666667,0.144031956510207\n\"2\",0.0833333333333333,0.146068590625709\n",
+			[]float64{0.144031956510207, 0.146068590625709}},
+		{"three columns, no header", "1,0.0416666666666667,0.1\n2,0.0833333333333333,-0.2\n", []float64{0.1, -0.2}},
+		{"two columns", "time,price\n0,0.1\n0.0416666666666667,0.2\n0.0833333333333333,0.3\n", []float64{0.1, 0.2, 0.3}},
+		{"two columns, no header", "10,0.1\n10.0416666666666667,0.2\n", []float64{0.1, 0.2}},
+		{"one column", "price\n0.1\n0.2\n", []float64{0.1, 0.2}},
+		{"one column, no header", "0.1\n-0.2\n3e-2\n", []float64{0.1, -0.2, 0.03}},
+		{"single row", "0.14", []float64{0.14}},
+		{"CRLF, BOM, blanks", "\uFEFF\"\",\"time\",\"price\"\r\n\r\n\"1\", 0.0416666666666667 , 0.1 \r\n   \r\n\"2\",0.0833333333333333,0.2\r\n\r\n",
+			[]float64{0.1, 0.2}},
+		{"time within tolerance", "0,0.1\n0.0416676,0.2\n", []float64{0.1, 0.2}},
+		{"index ignored", "a,0,0.1\nb,0.0416666666666667,0.2\n", []float64{0.1, 0.2}},
+	}
+	for _, tc := range cases {
+		s, err := ReadPriceCSV("p.csv", strings.NewReader(tc.in))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !slices.Equal(s.Prices, tc.want) || s.Name != "p.csv" {
+			t.Errorf("%s: got %q %v, want %v", tc.name, s.Name, s.Prices, tc.want)
+		}
+	}
+}
+
+func TestReadPriceCSVErrors(t *testing.T) {
+	hdr := "\"\",\"time\",\"price\"\n"
+	cases := []struct {
+		name, in, want string
+	}{
+		{"empty", "", "p.csv: no prices"},
+		{"header only", hdr, "p.csv: no prices"},
+		{"blank lines only", "\n\n  \n", "p.csv: no prices"},
+		{"price not a number", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.0833333333333333,x\n",
+			`p.csv:3: price is not a number: "x"`},
+		{"first row malformed is not a header", "1,0.04,x\n", `p.csv:1: price is not a number: "x"`},
+		{"missing column", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.0833\n", "p.csv:3: expected 3 columns, found 2"},
+		{"extra column", "0.1\n0.2,0.3\n", "p.csv:2: expected 1 column, found 2"},
+		{"too many columns", "a,b,c,d\n1,2,3,4\n", "p.csv:1: expected 1, 2 or 3 columns (index, time, price), found 4"},
+		{"not hourly", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.5,0.2\n", "p.csv:3: time 0.5 d does not follow 0.0417 d by one hour"},
+		{"duplicate time", "0,0.1\n0.0416666666666667,0.2\n0.0416666666666667,0.3\n", "p.csv:3: time 0.0417 d does not follow 0.0417 d by one hour"},
+		{"out of order", "1,0.1\n0.9583333333333333,0.2\n", "p.csv:2: time 0.9583 d does not follow 1 d by one hour"},
+		{"slightly off", "0,0.1\n0.041669,0.2\n", "p.csv:2: time 0.041669 d does not follow 0 d by one hour"},
+		{"time not a number", "0,0.1\nx,0.2\n", `p.csv:2: time is not a number: "x"`},
+		{"NaN price", "0.1\nNaN\n", `p.csv:2: price is not finite: "NaN"`},
+		{"NaN first", "NaN\n", `p.csv:1: price is not finite: "NaN"`},
+		{"Inf price", "0.1\n+Inf\n", `p.csv:2: price is not finite: "+Inf"`},
+		{"huge price", "0.1\n1e400\n", `p.csv:2: price is out of range: "1e400"`},
+		{"NaN time", "0,0.1\nnan,0.2\n", `p.csv:2: time is not finite: "nan"`},
+		{"empty price", "1,0,\n", `p.csv:1: price is not a number: ""`},
+		{"bad quote", "\"1\",0,0.1\n\"2\"x,0.0416666666666667,0.2\n", `p.csv:2: extraneous or missing " in quoted-field at byte 3`},
+		{"line after blank lines", "0.1\n\n\n0.2\nx\n", `p.csv:5: price is not a number: "x"`},
+	}
+	for _, tc := range cases {
+		s, err := ReadPriceCSV("p.csv", strings.NewReader(tc.in))
+		if err == nil {
+			t.Errorf("%s: no error, got %v", tc.name, s.Prices)
+			continue
+		}
+		var le *LineError
+		if !errors.As(err, &le) || le.File != "p.csv" {
+			t.Errorf("%s: error %T %v is not a *LineError for p.csv", tc.name, err, err)
+		}
+		if err.Error() != tc.want {
+			t.Errorf("%s:\n got  %s\n want %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestReadPriceCSVReadError(t *testing.T) {
+	r := io.MultiReader(strings.NewReader("0.1\n0.2\n"), iotest.ErrReader(errors.New("disk on fire")))
+	_, err := ReadPriceCSV("p.csv", r)
+	if err == nil || err.Error() != "p.csv: disk on fire" {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestOpenPriceCSV(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "prices.csv")
+	if err := os.WriteFile(p, []byte("price\n0.1\nbad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenPriceCSV(p)
+	if err == nil || err.Error() != p+`:3: price is not a number: "bad"` {
+		t.Errorf("error %v", err)
+	}
+	if _, err := OpenPriceCSV(filepath.Join(dir, "missing.csv")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestRealPrices reads the shared price series (Kunkel et al.'s T1–T3).
+func TestRealPrices(t *testing.T) {
+	for _, name := range []string{"T1", "T2", "T3"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := OpenPriceCSV(testenv.Data(t, "prices/"+name+".csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Prices) != 12000 {
+				t.Errorf("%d hours, want 12000", len(s.Prices))
+			}
+			sum, neg := 0.0, 0
+			for _, p := range s.Prices {
+				sum += p
+				if p < 0 {
+					neg++
+				}
+			}
+			mean := sum / float64(len(s.Prices))
+			if math.Abs(mean-0.14) > 0.005 {
+				t.Errorf("mean %v, want about 0.14", mean)
+			}
+			if name == "T3" && neg == 0 {
+				t.Error("T3 has no negative prices")
+			}
+			t.Logf("%s: %d hours, mean %.6f, %d negative", name, len(s.Prices), mean, neg)
+
+			// As a tariff over its 500 days: the segment walk sees every hour.
+			c := Clock{Epoch: 1027839845, Loc: mustLoad(t, "Europe/Stockholm")}
+			start := LocalMidnight(c, 0)
+			tf := Hourly(c, s, start)
+			if hz := tf.Horizon(); hz != c.Sim(start)+12000*3600 {
+				t.Errorf("Horizon() = %v", hz)
+			}
+			integral, _ := walkIntegral(tf, c.Sim(start), tf.Horizon())
+			if rel := math.Abs(integral/3600-sum) / sum; rel > 1e-12 {
+				t.Errorf("∫ price dt = %v h·EUR/kWh, Σ prices = %v", integral/3600, sum)
+			}
+		})
+	}
+}
+
+func writeCSV(cols int, prices []float64, t0 float64) string {
+	var b strings.Builder
+	switch cols {
+	case 3:
+		b.WriteString("\"\",\"time\",\"price\"\n")
+	case 2:
+		b.WriteString("time,price\n")
+	}
+	for k, p := range prices {
+		ps := strconv.FormatFloat(p, 'g', -1, 64)
+		ts := strconv.FormatFloat(t0+float64(k)/24, 'g', 15, 64)
+		switch cols {
+		case 3:
+			fmt.Fprintf(&b, "\"%d\",%s,%s\n", k+1, ts, ps)
+		case 2:
+			fmt.Fprintf(&b, "%s,%s\n", ts, ps)
+		default:
+			fmt.Fprintf(&b, "%s\n", ps)
+		}
+	}
+	return b.String()
+}
+
+func FuzzReadPriceCSV(f *testing.F) {
+	f.Add("\"\",\"time\",\"price\"\n\"1\",0.0416666666666667,0.144031956510207\n\"2\",0.0833333333333333,0.146068590625709\n")
+	f.Add("time,price\n0,0.1\n0.0416666666666667,-0.2\n")
+	f.Add("price\n0.1\n0.2\n")
+	f.Add("0.1\nNaN\n")
+	f.Add("\uFEFF1,0,0.1\r\n2,0.0416666666666667,0.2\r\n")
+	f.Add("\"1\"x,0,0.1\n")
+	f.Add("\"a\nb\",0,0.1\n")
+	f.Add("0x1p-3\n1_0\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ReadPriceCSV("f.csv", strings.NewReader(in))
+		if err != nil {
+			var le *LineError
+			if !errors.As(err, &le) || le.File != "f.csv" || le.Line < 0 || !strings.HasPrefix(err.Error(), "f.csv") {
+				t.Fatalf("bad error %T %q", err, err)
+			}
+			return
+		}
+		if len(s.Prices) == 0 {
+			t.Fatal("empty series without error")
+		}
+		for _, p := range s.Prices {
+			if math.IsNaN(p) || math.IsInf(p, 0) {
+				t.Fatalf("price %v accepted", p)
+			}
+		}
+		// What was read survives a round trip through each format.
+		for cols := 1; cols <= 3; cols++ {
+			s2, err := ReadPriceCSV("g.csv", strings.NewReader(writeCSV(cols, s.Prices, 0.5)))
+			if err != nil {
+				t.Fatalf("round trip with %d columns: %v", cols, err)
+			}
+			if !slices.Equal(s2.Prices, s.Prices) {
+				t.Fatalf("round trip with %d columns: %v, want %v", cols, s2.Prices, s.Prices)
+			}
+		}
+		// And the series makes a usable tariff.
+		tf := Hourly(Clock{}, s, time.Unix(0, 0))
+		for k := -1; k <= len(s.Prices); k++ {
+			p, _, next := tf.At(float64(k)*3600 + 1)
+			if math.IsNaN(p) || !(next > float64(k)*3600+1) {
+				t.Fatalf("At(hour %d) = %v, next %v", k, p, next)
+			}
+		}
+	})
+}
