@@ -73,6 +73,9 @@ func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, r
 	aligns := make([]tw.Align, len(cols))
 	for i, c := range cols {
 		headers[i] = c.header
+		if markdown { // one line per header cell in Markdown
+			headers[i] = strings.ReplaceAll(c.header, "\n", " ")
+		}
 		aligns[i] = c.align
 		if aligns[i] == "" {
 			aligns[i] = tw.AlignRight
@@ -165,18 +168,18 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 	}
 	switch key {
 	case "run_days":
-		return column{header: "Run days", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.RunDays, 1) }}
+		return column{header: "Run\ndays", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.RunDays, 1) }}
 	case "utilization":
-		return column{header: "Util %", cell: func(r *pwrt.Result) string { return thousands(100*r.Metrics.Utilization, 1) }}
+		return column{header: "Util\n%", cell: func(r *pwrt.Result) string { return thousands(100*r.Metrics.Utilization, 1) }}
 	case "energy":
-		return column{header: "Energy MWh", cell: ok(func(m *pwrt.Metrics) float64 { return m.Energy / 3.6e9 })}
+		return column{header: "Energy\nMWh", cell: ok(func(m *pwrt.Metrics) float64 { return m.Energy / 3.6e9 })}
 	case "cost", "saving":
 		scale, unit := moneyUnit(rs)
 		f := func(m *pwrt.Metrics) float64 { return m.Cost / scale }
-		header := "Cost " + unit
+		header := "Cost\n" + unit
 		if key == "saving" {
 			f = func(m *pwrt.Metrics) float64 { return m.Saving / scale }
-			header = "Saving " + unit
+			header = "Saving\n" + unit
 		}
 		cell := ok(f)
 		return column{header: header, cell: func(r *pwrt.Result) string {
@@ -186,14 +189,14 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 			return cell(r)
 		}}
 	case "saving_pct":
-		return column{header: "Saving %", cell: func(r *pwrt.Result) string {
+		return column{header: "Saving\n%", cell: func(r *pwrt.Result) string {
 			if !r.Metrics.HasSaving {
 				return "–"
 			}
 			return thousands(r.Metrics.SavingPct, 1)
 		}}
 	case "bsld":
-		return column{header: "Mean bsld", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.BsldMean, 2) }}
+		return column{header: "Mean\nbsld", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.BsldMean, 2) }}
 	case "jobs":
 		return column{header: "Jobs", cell: func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Jobs), 0) }}
 	case "dropped":
@@ -202,7 +205,7 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 	if stat, found := strings.CutPrefix(key, "wait_"); found {
 		label := map[string]string{"mean": "mean", "q25": "Q1", "q50": "Q2", "q75": "Q3", "q90": "q90", "q99": "q99", "max": "max"}[stat]
 		get := waitGetter(stat)
-		return column{header: "Wait " + label + " min|d", cell: func(r *pwrt.Result) string { return fmtWait(get(&r.Metrics)) }}
+		return column{header: "Wait " + label + "\nmin", cell: func(r *pwrt.Result) string { return fmtWait(get(&r.Metrics)) }}
 	}
 	return column{header: key, cell: func(*pwrt.Result) string { return "?" }}
 }
@@ -313,7 +316,7 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 	var notes []string
 	for _, k := range e.Report {
 		if strings.HasPrefix(k, "wait_") {
-			notes = append(notes, "Waits in minutes, or in days where marked d.")
+			notes = append(notes, "Waits in minutes, or in days where marked d. Quantiles interpolate linearly between jobs.")
 			break
 		}
 	}

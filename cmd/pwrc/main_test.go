@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/pwrc/pwrc/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the stdout sections of testdata/run/*.txtar")
+
+func pwrc(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+// TestRunGolden compares the output of whole commands with golden files.
+func TestRunGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/run/*.txtar")
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var args []string
+			idx := -1
+			for i, f := range ar.Files {
+				switch f.Name {
+				case "args":
+					args = strings.Fields(string(f.Data))
+				case "stdout":
+					idx = i
+				}
+			}
+			out, errOut, code := pwrc(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if *update {
+				ar.Files[idx].Data = []byte(out)
+				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if want := string(ar.Files[idx].Data); out != want {
+				t.Errorf("output differs from %s (run with -update to accept):\n--- got\n%s--- want\n%s", path, out, want)
+			}
+		})
+	}
+}
+
+// TestRunDeterministic: same scenario and seed give byte-identical output
+// for any -j.
+func TestRunDeterministic(t *testing.T) {
+	args := []string{"run", "../../examples/quickstart.pwr", "--format", "json"}
+	if d := testenv.DataDir(); d != "" {
+		args = []string{"run", "../../examples/kunkel_billing.pwr", "--format", "json",
+			"--set", "trace=" + filepath.Join(d, "traces/KTH-SP2-1996-2.1-cln.swf.gz"),
+			"--set", "kunkel_prices=" + filepath.Join(d, "prices/T1.csv")}
+	}
+	a, _, c1 := pwrc(t, append(args, "-j", "1")...)
+	b, _, c2 := pwrc(t, append(args, "-j", "2")...)
+	c, _, c3 := pwrc(t, append(args, "-j", "2")...)
+	if c1 != 0 || c2 != 0 || c3 != 0 {
+		t.Fatalf("exit codes %d %d %d", c1, c2, c3)
+	}
+	if a != b || b != c {
+		t.Error("output differs between runs or between -j 1 and -j 2")
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	out, errOut, code := pwrc(t, "run", "../../examples/quickstart.pwr", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var runs []struct {
+		Experiment string
+		Run        string
+		Params     map[string]string
+		Metrics    map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 6 {
+		t.Fatalf("%d runs, want 6", len(runs))
+	}
+	for _, k := range []string{"run_days", "utilization", "energy_mwh", "cost", "saving", "wait_mean_s", "wait_q50_s",
+		"wait_q99_s", "wait_max_s", "bsld_mean", "jobs", "jobs_dropped"} {
+		if _, ok := runs[0].Metrics[k]; !ok {
+			t.Errorf("metric %q missing", k)
+		}
+	}
+	for _, r := range runs {
+		if r.Params["policy"] == "easy" && r.Metrics["saving"] != 0.0 {
+			t.Errorf("baseline run %s saves %v against itself", r.Run, r.Metrics["saving"])
+		}
+		if r.Params["policy"] == "easy_shutdown" && !(r.Metrics["saving"].(float64) > 0) {
+			t.Errorf("%s: shutting idle nodes down saves nothing", r.Run)
+		}
+	}
+}
+
+// TestJobsCSV checks --jobs: one file per run, one row per job.
+func TestJobsCSV(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := pwrc(t, "run", "../../examples/quickstart.pwr", "--jobs", dir)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if len(files) != 6 {
+		t.Fatalf("%d CSV files, want 6: %v", len(files), files)
+	}
+	f, err := os.Open(filepath.Join(dir, "kunkel_fixed-easy.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(strings.Join(rows[0], ","), "id,submit,start,end,nodes") {
+		t.Errorf("header %v", rows[0])
+	}
+	if len(rows) != 5001 {
+		t.Errorf("%d rows, want a header and 5000 jobs", len(rows))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestCheckShippedScenarios: every example and stdlib module is clean,
+// warnings included.
+func TestCheckShippedScenarios(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/*.pwr")
+	std, _ := filepath.Glob("../../stdlib/*.pwr")
+	files = append(files, std...)
+	if len(files) < 6 {
+		t.Fatalf("found only %v", files)
+	}
+	out, _, code := pwrc(t, append([]string{"check", "--strict"}, files...)...)
+	if code != 0 {
+		t.Fatalf("check failed:\n%s", out)
+	}
+	if strings.Contains(out, "warning") {
+		t.Errorf("warnings:\n%s", out)
+	}
+}
+
+// TestBrokenScenarios: each broken input gives file:line:col diagnostics
+// with a caret and exit 1 — never a panic or a stack trace.
+func TestBrokenScenarios(t *testing.T) {
+	cases := map[string]string{
+		"missing_brace.pwr": "machine m {\n  nodes 4\n  power { idle 1 W; busy 2 W }\n\nexperiment e {\n  machine m\n}\n",
+		"misspelled.pwr":    "import \"std/policies\"\nexperiment e {\n  workload synthetic { jobs 10 }\n  machine mistrl\n  contract c\n  policy eazy\n}\n",
+		"unit.pwr":          "machine m {\n  nodes 4\n  power { idle 70 s; busy 2 W }\n}\n",
+		"rule.pwr":          "policy p {\n  priority job.nodez * 2\n}\n",
+		"truncated.pwr":     "machine m {\n  nodes 4\n  power { idle 7",
+		"garbage.pwr":       "\x1f\x8b\x08\x00\xff\xfe garbage \x00\x01",
+		"empty.pwr":         "",
+	}
+	dir := t.TempDir()
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := pwrc(t, "check", path)
+			if name == "empty.pwr" {
+				if code != 0 {
+					t.Errorf("an empty file is a valid scenario; exit %d: %s", code, out)
+				}
+				return
+			}
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if !strings.Contains(out, path+":") || !strings.Contains(out, "^") {
+				t.Errorf("no file:line:col and caret:\n%s", out)
+			}
+			if strings.Contains(out+errOut, "goroutine") || strings.Contains(out+errOut, "panic") {
+				t.Errorf("stack trace:\n%s%s", out, errOut)
+			}
+			_, errRun, code := pwrc(t, "run", path)
+			if code != 1 || !strings.Contains(errRun, path+":") {
+				t.Errorf("run: exit %d:\n%s", code, errRun)
+			}
+		})
+	}
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	out, _, code := pwrc(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "pwrc ") {
+		t.Errorf("version: %q, exit %d", out, code)
+	}
+	_, errOut, code := pwrc(t, "run")
+	if code != 2 || !strings.Contains(errOut, "arg") {
+		t.Errorf("run without a file: exit %d, %q", code, errOut)
+	}
+	_, errOut, code = pwrc(t, "run", "../../examples/quickstart.pwr", "--set", "nope=1")
+	if code != 1 || !strings.Contains(errOut, "unknown param") {
+		t.Errorf("unknown --set: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,622 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Record is one SWF data line, fields already parsed. -1 means unknown, as in
+// SWF. Fields pwrc never uses (CPU time, memory, executable, partition,
+// preceding job, think time) are checked to be numbers but not kept, so that
+// a 300k-job trace stays around 30 MB.
+type Record struct {
+	ID         int64   // field 1, job number
+	Submit     float64 // field 2, s
+	Wait       float64 // field 3, s
+	Runtime    float64 // field 4, s
+	AllocProcs int     // field 5
+	ReqProcs   int     // field 8
+	ReqTime    float64 // field 9, s
+	Status     int     // field 11
+	User       int     // field 12
+	Group      int     // field 13
+	Queue      int     // field 15
+	Line       int     // 1-based line number in the file
+}
+
+// Trace is a parsed SWF file.
+type Trace struct {
+	Name     string   // file name as given
+	Header   Header   // the header keys pwrc uses
+	Records  []Record // data records, in file order
+	BadLines int      // lines skipped as malformed (only with SkipBadLines)
+	FirstBad []int    // line numbers of the first few (≤ 5) skipped lines
+}
+
+// ReadOptions tune ReadSWF.
+type ReadOptions struct {
+	// SkipBadLines counts malformed lines (and malformed values of known
+	// header keys) in Trace.BadLines and goes on, instead of failing.
+	SkipBadLines bool
+}
+
+// LineError reports a malformed line.
+type LineError struct {
+	File string
+	Line int // 1-based
+	Msg  string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// maxFirstBad bounds Trace.FirstBad.
+const maxFirstBad = 5
+
+// swfFields is the number of fields of an SWF data line.
+const swfFields = 18
+
+var fieldNames = [swfFields]string{
+	"job number", "submit time", "wait time", "run time", "allocated procs",
+	"average CPU time", "used memory", "requested procs", "requested time",
+	"requested memory", "status", "user", "group", "executable", "queue",
+	"partition", "preceding job", "think time",
+}
+
+// intFields marks (bit k = field k+1) the fields stored as integers; a
+// fraction there is an error rather than something to round silently.
+const intFields uint32 = 1<<0 | 1<<4 | 1<<7 | 1<<10 | 1<<11 | 1<<12 | 1<<14
+
+// OpenSWF reads the SWF file at path, plain or gzipped.
+func OpenSWF(path string, opt ReadOptions) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadSWF(path, f, opt)
+}
+
+// ReadSWF reads an SWF trace from r; name is used in errors and Trace.Name.
+// Input starting with the gzip magic bytes (1f 8b) is decompressed. Reading
+// is streamed: memory is the records plus a few fixed buffers.
+func ReadSWF(name string, r io.Reader, opt ReadOptions) (*Trace, error) {
+	return readSWF(name, r, opt, readConfig{chunk: defaultChunk, pipeline: runtime.GOMAXPROCS(0) > 1})
+}
+
+// defaultChunk is the unit handed from the reader to the parser: large enough
+// that the per-chunk cost (a channel hand-off, one partial line carried over)
+// vanishes, small enough to stay in L2.
+const defaultChunk = 256 << 10
+
+// readConfig exists so tests can force tiny chunks (every line straddling a
+// boundary) and either reading strategy.
+type readConfig struct {
+	chunk    int
+	pipeline bool // decompress in a second goroutine while parsing
+}
+
+func readSWF(name string, r io.Reader, opt ReadOptions, cfg readConfig) (*Trace, error) {
+	if cfg.chunk < 1 {
+		cfg.chunk = defaultChunk
+	}
+	rec := &errRecorder{r: r}
+	br := bufio.NewReaderSize(rec, 64<<10)
+	src := io.Reader(br)
+	gz := false
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			if rec.err != nil && errors.Is(err, rec.err) {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return nil, gzipError(name, err)
+		}
+		defer zr.Close()
+		src, gz = zr, true
+	}
+	p := parser{t: &Trace{Name: name}, opt: opt}
+	var err error
+	if cfg.pipeline && gz {
+		err = p.readPipelined(src, cfg.chunk)
+	} else {
+		err = p.readSerial(src, cfg.chunk)
+	}
+	if err != nil {
+		var le *LineError
+		if errors.As(err, &le) {
+			return nil, err
+		}
+		if gz && !(rec.err != nil && errors.Is(err, rec.err)) {
+			return nil, gzipError(name, err)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p.t.Records = p.records()
+	return p.t, nil
+}
+
+// errRecorder remembers the error of the underlying reader, so that a
+// failing disk is not reported as a corrupt gzip stream.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+func gzipError(name string, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: truncated gzip data: %w", name, io.ErrUnexpectedEOF)
+	}
+	return fmt.Errorf("%s: corrupt gzip data: %w", name, err)
+}
+
+// fill reads until buf is full or r fails. Unlike io.ReadFull it passes the
+// reader's own io.ErrUnexpectedEOF (a truncated gzip stream) through instead
+// of conflating it with a short final read.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n, empty := 0, 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			if empty++; empty > 100 {
+				return n, io.ErrNoProgress
+			}
+		}
+	}
+	return n, nil
+}
+
+func (p *parser) readSerial(r io.Reader, size int) error {
+	buf := make([]byte, size)
+	for {
+		n, rerr := fill(r, buf)
+		if err := p.feed(buf[:n]); err != nil {
+			return err
+		}
+		if rerr == io.EOF {
+			return p.finish()
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+type chunk struct {
+	b   []byte
+	err error
+}
+
+// readPipelined decompresses in a second goroutine so that inflating (the
+// floor, as for zcat) and parsing overlap. Buffers circulate between the two
+// goroutines, so nothing is allocated per chunk.
+func (p *parser) readPipelined(r io.Reader, size int) error {
+	const nbuf = 4
+	full := make(chan chunk, nbuf)
+	free := make(chan []byte, nbuf)
+	for range nbuf {
+		free <- make([]byte, size)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(full)
+		for {
+			var b []byte
+			select {
+			case b = <-free:
+			case <-done:
+				return
+			}
+			n, err := fill(r, b[:cap(b)])
+			select {
+			case full <- chunk{b[:n], err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// Never return while the goroutine may still be reading r: the caller
+	// owns r again once we return.
+	defer func() {
+		close(done)
+		for range full {
+		}
+	}()
+	for c := range full {
+		if err := p.feed(c.b); err != nil {
+			return err
+		}
+		free <- c.b
+		if c.err == io.EOF {
+			return p.finish()
+		}
+		if c.err != nil {
+			return c.err
+		}
+	}
+	return p.finish() // unreachable: the goroutine always ends with an error
+}
+
+// parser splits a byte stream into lines and parses them.
+type parser struct {
+	t     *Trace
+	opt   ReadOptions
+	line  int    // number of the line being parsed
+	carry []byte // the start of a line split across chunks
+	vals  [swfFields]float64
+
+	// Records are gathered in fixed blocks and copied once into an exact
+	// slice at the end: growing one slice by append copies the records
+	// about four times over and leaves up to a quarter of it unused.
+	blocks [][]Record
+	cur    []Record
+	nrec   int
+}
+
+const recordBlock = 8192
+
+func (p *parser) newBlock() {
+	if len(p.cur) > 0 {
+		p.blocks = append(p.blocks, p.cur)
+		p.nrec += len(p.cur)
+	}
+	// Small first blocks keep tiny inputs cheap.
+	p.cur = make([]Record, 0, min(max(2*cap(p.cur), 64), recordBlock))
+}
+
+// records returns every record read, in one slice of exact length.
+func (p *parser) records() []Record {
+	if len(p.blocks) == 0 {
+		return slices.Clip(p.cur) // small traces: no copy
+	}
+	out := make([]Record, 0, p.nrec+len(p.cur))
+	for _, b := range p.blocks {
+		out = append(out, b...)
+	}
+	return append(out, p.cur...)
+}
+
+// feed parses every complete line of b, keeping the unfinished tail for the
+// next chunk.
+func (p *parser) feed(b []byte) error {
+	if len(p.carry) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.carry = append(p.carry, b...)
+			return nil
+		}
+		p.carry = append(p.carry, b[:i]...)
+		if err := p.handle(p.carry); err != nil {
+			return err
+		}
+		p.carry = p.carry[:0]
+		b = b[i+1:]
+	}
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		if err := p.handle(b[:i]); err != nil {
+			return err
+		}
+		b = b[i+1:]
+	}
+	p.carry = append(p.carry, b...)
+	return nil
+}
+
+// finish parses a last line that has no newline.
+func (p *parser) finish() error {
+	if len(p.carry) == 0 {
+		return nil
+	}
+	err := p.handle(p.carry)
+	p.carry = p.carry[:0]
+	return err
+}
+
+var isSpace = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
+
+func (p *parser) handle(b []byte) error {
+	p.line++
+	i := 0
+	for i < len(b) && isSpace[b[i]] {
+		i++
+	}
+	if i == len(b) {
+		return nil
+	}
+	var msg string
+	if b[i] == ';' {
+		msg = p.header(b[i+1:])
+	} else {
+		msg = p.data(b[i:])
+	}
+	if msg == "" {
+		return nil
+	}
+	if !p.opt.SkipBadLines {
+		return &LineError{File: p.t.Name, Line: p.line, Msg: msg}
+	}
+	p.t.BadLines++
+	if len(p.t.FirstBad) < maxFirstBad {
+		p.t.FirstBad = append(p.t.FirstBad, p.line)
+	}
+	return nil
+}
+
+// data parses one data line into a Record, returning "" or what is wrong.
+// Plain integers, nearly every token of a real trace, are converted in the
+// same pass that splits the line.
+func (p *parser) data(b []byte) string {
+	nf := 0
+	bad, badTok, badRange := -1, []byte(nil), false
+	var small uint32 // fields that were plain integers of at most 9 digits
+	n := len(b)
+	for i := 0; ; {
+		for i < n && (b[i] == ' ' || isSpace[b[i]]) {
+			i++
+		}
+		if i == n {
+			break
+		}
+		start := i
+		neg := b[i] == '-'
+		if neg || b[i] == '+' {
+			i++
+		}
+		d0 := i
+		var v uint64
+		for i < n {
+			c := b[i] - '0'
+			if c > 9 {
+				break
+			}
+			v = v*10 + uint64(c)
+			i++
+		}
+		digits := i - d0
+		var f float64
+		if digits > 0 && digits <= 18 && (i == n || isSpace[b[i]]) {
+			f = float64(v)
+			if neg {
+				f = -f
+			}
+			if digits <= 9 && nf < swfFields {
+				small |= 1 << nf
+			}
+		} else {
+			for i < n && !isSpace[b[i]] {
+				i++
+			}
+			var ok, rng bool
+			f, ok, rng = parseFloat(b[start:i])
+			if !ok && bad < 0 && nf < swfFields {
+				bad, badTok, badRange = nf, b[start:i], rng
+			}
+		}
+		if nf < swfFields {
+			p.vals[nf] = f
+		}
+		nf++
+	}
+	if nf != swfFields {
+		return fmt.Sprintf("expected %d fields, found %d", swfFields, nf)
+	}
+	if bad >= 0 {
+		what := "is not a number"
+		if badRange {
+			what = "is out of range"
+		}
+		return fmt.Sprintf("field %d (%s) %s: %q", bad+1, fieldNames[bad], what, clip(badTok))
+	}
+	v := &p.vals
+	if check := intFields &^ small; check != 0 {
+		for k := range v {
+			if check&(1<<k) != 0 && !isInt(v[k], k == 0) {
+				return fmt.Sprintf("field %d (%s) is not an integer in range: %q", k+1, fieldNames[k],
+					clip(fieldToken(b, k)))
+			}
+		}
+	}
+	if len(p.cur) == cap(p.cur) {
+		p.newBlock()
+	}
+	p.cur = append(p.cur, Record{
+		ID:         int64(v[0]),
+		Submit:     v[1],
+		Wait:       v[2],
+		Runtime:    v[3],
+		AllocProcs: int(v[4]),
+		ReqProcs:   int(v[7]),
+		ReqTime:    v[8],
+		Status:     int(v[10]),
+		User:       int(v[11]),
+		Group:      int(v[12]),
+		Queue:      int(v[14]),
+		Line:       p.line,
+	})
+	return ""
+}
+
+// fieldToken returns the k-th (0-based) field of a data line; only error
+// messages need it, so the fast path does not keep token positions.
+func fieldToken(b []byte, k int) []byte {
+	for i := 0; i < len(b); {
+		for i < len(b) && isSpace[b[i]] {
+			i++
+		}
+		start := i
+		for i < len(b) && !isSpace[b[i]] {
+			i++
+		}
+		if k == 0 {
+			return b[start:i]
+		}
+		k--
+	}
+	return nil
+}
+
+// isInt reports whether f is an integer that fits the Record field: int32
+// range so that Record means the same on 32-bit platforms, or ±2^53 (exact
+// in a float64) for the job number.
+func isInt(f float64, wide bool) bool {
+	lim := float64(math.MaxInt32)
+	if wide {
+		lim = 1 << 53
+	}
+	return f == math.Trunc(f) && f >= -lim && f <= lim
+}
+
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseFloat parses a decimal token that is not a plain short integer. It
+// accepts only [+-] digits [. digits] [e [+-] digits] shapes, so "inf", "nan",
+// hex floats and underscores are not numbers here, unlike strconv. ok is
+// false for a non-number or non-finite value; outOfRange tells which.
+func parseFloat(tok []byte) (f float64, ok, outOfRange bool) {
+	// Short decimals such as 489.00: mantissa and power of ten are both
+	// exact in a float64, so one division is correctly rounded (the same
+	// fast path strconv takes, without converting to a string).
+	i, neg := 0, false
+	if i < len(tok) && (tok[i] == '-' || tok[i] == '+') {
+		neg = tok[i] == '-'
+		i++
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for ; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+			continue
+		case c == '.' && !dot:
+			dot = true
+			continue
+		}
+		break
+	}
+	if i == len(tok) && digits > 0 && digits <= 15 {
+		f = float64(m) / pow10[frac]
+		if neg {
+			f = -f
+		}
+		return f, true, false
+	}
+	for _, c := range tok {
+		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
+			return 0, false, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil {
+		// Underflow is not an error (it gives 0); overflow gives ±Inf.
+		return 0, false, errors.Is(err, strconv.ErrRange)
+	}
+	return f, true, false
+}
+
+// clip keeps error messages short whatever the input.
+func clip(b []byte) []byte {
+	const max = 40
+	if len(b) > max {
+		return append(b[:max:max], "..."...)
+	}
+	return b
+}
+
+// header parses a comment line (after the ';'). Keys pwrc does not use are
+// ignored; a bad value of a known key is an error, because a wrong start time
+// or time zone silently shifts every tariff window.
+func (p *parser) header(b []byte) string {
+	colon := bytes.IndexByte(b, ':')
+	if colon < 0 {
+		return ""
+	}
+	key := trimSpace(b[:colon])
+	val := trimSpace(b[colon+1:])
+	h := &p.t.Header
+	switch string(key) {
+	case "MaxNodes", "MaxProcs":
+		n, err := strconv.ParseInt(string(val), 10, 32)
+		if err != nil || n < 0 {
+			return fmt.Sprintf("header %s: want a non-negative integer, found %q", key, clip(val))
+		}
+		if key[3] == 'N' {
+			h.MaxNodes = int(n)
+		} else {
+			h.MaxProcs = int(n)
+		}
+	case "UnixStartTime":
+		n, err := strconv.ParseInt(string(val), 10, 64)
+		if err != nil {
+			return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970), found %q", clip(val))
+		}
+		h.UnixStartTime, h.HasStartTime = n, true
+	case "TimeZone":
+		n, err := strconv.ParseInt(string(val), 10, 32)
+		if err != nil || n < -86400 || n > 86400 {
+			return fmt.Sprintf("header TimeZone: want a UTC offset in seconds, found %q", clip(val))
+		}
+		h.TimeZone, h.HasTimeZone = int(n), true
+	case "TimeZoneString":
+		if !zoneName(val) {
+			return fmt.Sprintf("header TimeZoneString: want a zone name such as Europe/Paris, found %q", clip(val))
+		}
+		h.TimeZoneString = string(val)
+	}
+	return ""
+}
+
+// zoneName accepts what IANA zone names are made of (printable ASCII, no
+// spaces); whether the zone exists is for whoever loads it.
+func zoneName(b []byte) bool {
+	for _, c := range b {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace[b[0]] {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace[b[len(b)-1]] {
+		b = b[:len(b)-1]
+	}
+	return b
+}

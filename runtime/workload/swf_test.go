@@ -1,0 +1,521 @@
+package workload
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/iotest"
+
+	"github.com/pwrc/pwrc/internal/testenv"
+)
+
+// line builds an SWF data line from the fields that matter, the rest -1.
+func line(id, submit, wait, run, alloc, req, reqTime string) string {
+	f := []string{id, submit, wait, run, alloc, "-1", "-1", req, reqTime, "-1", "1", "7", "3", "-1", "2", "-1", "-1", "-1"}
+	return strings.Join(f, " ")
+}
+
+func gz(t testing.TB, s []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// configs are the reading strategies every input must give the same result
+// under: tiny chunks put line ends and multi-byte tokens across chunk
+// boundaries.
+var configs = []readConfig{
+	{chunk: defaultChunk},
+	{chunk: defaultChunk, pipeline: true},
+	{chunk: 1},
+	{chunk: 3, pipeline: true},
+	{chunk: 7},
+}
+
+func TestReadSWF(t *testing.T) {
+	kth := "; Computer: IBM SP2\n; MaxNodes: 100\n; MaxProcs: 100\n; UnixStartTime: 843480031\n" +
+		"; TimeZone: 3600\n; TimeZoneString: Europe/Stockholm\n;\n" +
+		"   15   599850 192180   3477    4     -1    -1    4  53940    -1  1  12  12  -1 -1 -1 -1 -1\n" +
+		"   16   600022  11940   2488   25     -1    -1   25   3600    -1  1  13  13  -1 -1 -1 -1 -1\n"
+	kthRecs := []Record{
+		{ID: 15, Submit: 599850, Wait: 192180, Runtime: 3477, AllocProcs: 4, ReqProcs: 4, ReqTime: 53940, Status: 1, User: 12, Group: 12, Queue: -1, Line: 8},
+		{ID: 16, Submit: 600022, Wait: 11940, Runtime: 2488, AllocProcs: 25, ReqProcs: 25, ReqTime: 3600, Status: 1, User: 13, Group: 13, Queue: -1, Line: 9},
+	}
+	kthHeader := Header{MaxNodes: 100, MaxProcs: 100, UnixStartTime: 843480031, HasStartTime: true,
+		TimeZoneString: "Europe/Stockholm", TimeZone: 3600, HasTimeZone: true}
+
+	tests := []struct {
+		name    string
+		in      string
+		opt     ReadOptions
+		header  Header
+		recs    []Record
+		bad     int
+		first   []int
+		wantErr string // substring; the full error is "x.swf:LINE: ..."
+	}{
+		{name: "empty", in: ""},
+		{name: "blank lines", in: "\n\n  \t \n"},
+		{name: "header only", in: "; MaxNodes: 64\n; MaxProcs: 128\n; Note: nothing ran\n", header: Header{MaxNodes: 64, MaxProcs: 128}},
+		{name: "kth", in: kth, header: kthHeader, recs: kthRecs},
+		{name: "crlf", in: strings.ReplaceAll(kth, "\n", "\r\n"), header: kthHeader, recs: kthRecs},
+		{name: "no final newline", in: strings.TrimSuffix(kth, "\n"), header: kthHeader, recs: kthRecs},
+		{name: "tabs and blanks between", in: "\n" + strings.ReplaceAll(line("1", "0", "5", "10", "2", "2", "60"), " ", "\t ") + "\n\n",
+			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2}}},
+		{name: "decimals and exponents", in: line("2", "465.5", "5", "3362.25", "32", "32.0", "9e2") + "\n" + line("+3", "1.5e3", "-1", "1E1", "1", "1", ".5") + "\n",
+			recs: []Record{
+				{ID: 2, Submit: 465.5, Wait: 5, Runtime: 3362.25, AllocProcs: 32, ReqProcs: 32, ReqTime: 900, Status: 1, User: 7, Group: 3, Queue: 2, Line: 1},
+				{ID: 3, Submit: 1500, Wait: -1, Runtime: 10, AllocProcs: 1, ReqProcs: 1, ReqTime: 0.5, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2},
+			}},
+		{name: "header keys exact", in: "; maxnodes: 5\n; MaxNodesX: 7\n;MaxNodes:9\n;  TimeZoneString :  US/Pacific  \n",
+			header: Header{MaxNodes: 9, TimeZoneString: "US/Pacific"}},
+		{name: "header negative zone and start", in: "; TimeZone: -28800\n; UnixStartTime: -5\n",
+			header: Header{TimeZone: -28800, HasTimeZone: true, UnixStartTime: -5, HasStartTime: true}},
+		{name: "comment after data", in: line("1", "0", "5", "10", "2", "2", "60") + "\n; MaxNodes: 4\n", header: Header{MaxNodes: 4},
+			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 1}}},
+
+		{name: "not a number", in: "; x\n" + line("1", "0", "5", "abc", "2", "2", "60"), wantErr: `x.swf:2: field 4 (run time) is not a number: "abc"`},
+		{name: "too few fields", in: "1 2 3 4 5 6 7 8 9 10 11 12\n", wantErr: "x.swf:1: expected 18 fields, found 12"},
+		{name: "too many fields", in: line("1", "0", "5", "10", "2", "2", "60") + " 0\n", wantErr: "x.swf:1: expected 18 fields, found 19"},
+		{name: "count before content", in: "1 2 x\n", wantErr: "x.swf:1: expected 18 fields, found 3"},
+		{name: "infinite", in: line("1", "0", "5", "1e999", "2", "2", "60"), wantErr: `x.swf:1: field 4 (run time) is out of range: "1e999"`},
+		{name: "inf word", in: line("1", "inf", "5", "10", "2", "2", "60"), wantErr: `field 2 (submit time) is not a number: "inf"`},
+		{name: "nan word", in: line("1", "0", "NaN", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "NaN"`},
+		{name: "hex", in: line("1", "0x10", "5", "10", "2", "2", "60"), wantErr: `field 2 (submit time) is not a number: "0x10"`},
+		{name: "underscore", in: line("1", "1_0", "5", "10", "2", "2", "60"), wantErr: `field 2 (submit time) is not a number: "1_0"`},
+		{name: "lone sign", in: line("1", "0", "-", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "-"`},
+		{name: "two dots", in: line("1", "0", "1.2.3", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "1.2.3"`},
+		{name: "fraction in integer field", in: line("1", "0", "5", "10", "2.5", "2", "60"), wantErr: `x.swf:1: field 5 (allocated procs) is not an integer in range: "2.5"`},
+		{name: "huge integer field", in: line("1", "0", "5", "10", "9999999999", "2", "60"), wantErr: `field 5 (allocated procs) is not an integer in range: "9999999999"`},
+		{name: "huge job number", in: line("1e300", "0", "5", "10", "2", "2", "60"), wantErr: `field 1 (job number) is not an integer in range`},
+		{name: "semicolon inside data", in: line("1", "0", "5", "10", "2", "2", "60") + " ;c", wantErr: "expected 18 fields, found 19"},
+		{name: "nul byte", in: line("1", "0", "5", "1\x000", "2", "2", "60"), wantErr: `field 4 (run time) is not a number: "1\x000"`},
+		{name: "long token clipped", in: line("1", "0", "5", strings.Repeat("9", 30)+"x"+strings.Repeat("9", 100), "2", "2", "60"),
+			wantErr: `is not a number: "` + strings.Repeat("9", 30) + "x999999999...\""},
+		{name: "bad MaxNodes", in: "; MaxNodes: many\n", wantErr: `x.swf:1: header MaxNodes: want a non-negative integer, found "many"`},
+		{name: "negative MaxProcs", in: "\n; MaxProcs: -1\n", wantErr: `x.swf:2: header MaxProcs: want a non-negative integer`},
+		{name: "bad start time", in: "; UnixStartTime: 8.4e8\n", wantErr: `header UnixStartTime: want an integer`},
+		{name: "bad zone offset", in: "; TimeZone: +1h\n", wantErr: `header TimeZone: want a UTC offset in seconds, found "+1h"`},
+		{name: "zone offset too big", in: "; TimeZone: 90000\n", wantErr: `header TimeZone`},
+		{name: "empty zone name", in: "; TimeZoneString:\n", wantErr: `header TimeZoneString: want a zone name`},
+		{name: "zone name with space", in: "; TimeZoneString: Europe / Paris\n", wantErr: `header TimeZoneString`},
+
+		{name: "skip bad lines", opt: ReadOptions{SkipBadLines: true},
+			in: "; MaxNodes: x\n" + line("1", "0", "5", "10", "2", "2", "60") + "\n1 2 3\n" +
+				line("2", "0", "5", "abc", "2", "2", "60") + "\n" + line("3", "0", "5", "10", "2", "2", "60") + "\n",
+			recs: []Record{
+				{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2},
+				{ID: 3, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 5},
+			}, bad: 3, first: []int{1, 3, 4}},
+		{name: "skip keeps first five", opt: ReadOptions{SkipBadLines: true},
+			in: strings.Repeat("x\n", 8) + line("9", "0", "5", "10", "2", "2", "60") + "\n",
+			recs: []Record{{ID: 9, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 9}},
+			bad:  8, first: []int{1, 2, 3, 4, 5}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, compress := range []bool{false, true} {
+				in := []byte(tc.in)
+				if compress {
+					in = gz(t, in)
+				}
+				for _, cfg := range configs {
+					where := fmt.Sprintf("gzip=%v %+v", compress, cfg)
+					tr, err := readSWF("x.swf", bytes.NewReader(in), tc.opt, cfg)
+					if tc.wantErr != "" {
+						var le *LineError
+						if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.As(err, &le) || le.File != "x.swf" {
+							t.Fatalf("%s: error %v, want a *LineError containing %q", where, err, tc.wantErr)
+						}
+						continue
+					}
+					if err != nil {
+						t.Fatalf("%s: %v", where, err)
+					}
+					if tr.Name != "x.swf" || tr.Header != tc.header || tr.BadLines != tc.bad ||
+						!reflect.DeepEqual(tr.FirstBad, tc.first) || len(tr.Records) != len(tc.recs) ||
+						len(tc.recs) > 0 && !reflect.DeepEqual(tr.Records, tc.recs) {
+						t.Fatalf("%s: got\n%+v\nwant header %+v records %+v bad %d %v", where, tr, tc.header, tc.recs, tc.bad, tc.first)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestLineErrorFormat(t *testing.T) {
+	e := &LineError{File: "a/b.swf.gz", Line: 12, Msg: "expected 18 fields, found 3"}
+	if got, want := e.Error(), "a/b.swf.gz:12: expected 18 fields, found 3"; got != want {
+		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+func TestCorruptGzip(t *testing.T) {
+	var plain strings.Builder
+	for i := range 5000 {
+		plain.WriteString(line(strconv.Itoa(i+1), strconv.Itoa(i*10), "5", "10", "2", "2", "60") + "\n")
+	}
+	full := gz(t, []byte(plain.String()))
+	flipped := bytes.Clone(full)
+	flipped[len(flipped)/2] ^= 0xff
+	badCRC := bytes.Clone(full)
+	badCRC[len(badCRC)-6] ^= 1
+	cases := map[string][]byte{
+		"truncated middle":  full[:len(full)/2],
+		"truncated trailer": full[:len(full)-3],
+		"header only":       full[:5],
+		"magic only":        full[:2],
+		"flipped byte":      flipped,
+		"bad checksum":      badCRC,
+		"trailing garbage":  append(bytes.Clone(full), "garbage"...),
+	}
+	for name, data := range cases {
+		for _, cfg := range configs[:2] {
+			tr, err := readSWF("trace.swf.gz", bytes.NewReader(data), ReadOptions{SkipBadLines: true}, cfg)
+			if err == nil {
+				t.Errorf("%s %+v: no error, %d records", name, cfg, len(tr.Records))
+				continue
+			}
+			if !strings.HasPrefix(err.Error(), "trace.swf.gz: ") || !strings.Contains(err.Error(), "gzip") {
+				t.Errorf("%s %+v: error %q should name the file and say gzip", name, cfg, err)
+			}
+		}
+	}
+	// A reader failing midway is reported with the file name.
+	boom := errors.New("disk on fire")
+	_, err := ReadSWF("p.swf", io.MultiReader(strings.NewReader(plain.String()[:5000]), iotest.ErrReader(boom)), ReadOptions{})
+	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "p.swf: ") {
+		t.Errorf("reader error: got %v", err)
+	}
+	_, err = ReadSWF("p.swf.gz", io.MultiReader(bytes.NewReader(full[:3000]), iotest.ErrReader(boom)), ReadOptions{})
+	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "p.swf.gz: ") {
+		t.Errorf("reader error in gzip: got %v", err)
+	}
+}
+
+// A one-byte-at-a-time reader and concatenated gzip members still read
+// correctly.
+func TestReaderShapes(t *testing.T) {
+	a := line("1", "0", "5", "10", "2", "2", "60") + "\n"
+	b := line("2", "4", "5", "10", "2", "2", "60") + "\n"
+	multi := append(gz(t, []byte(a)), gz(t, []byte(b))...)
+	for _, cfg := range configs {
+		tr, err := readSWF("m.swf.gz", iotest.OneByteReader(bytes.NewReader(multi)), ReadOptions{}, cfg)
+		if err != nil || len(tr.Records) != 2 || tr.Records[1].ID != 2 || tr.Records[1].Line != 2 {
+			t.Fatalf("%+v: %v %+v", cfg, err, tr)
+		}
+	}
+}
+
+func TestOpenSWF(t *testing.T) {
+	dir := t.TempDir()
+	content := "; MaxNodes: 3\n" + line("1", "0", "5", "10", "2", "2", "60") + "\n"
+	plain, zipped := filepath.Join(dir, "a.swf"), filepath.Join(dir, "a.swf.gz")
+	if err := os.WriteFile(plain, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(zipped, gz(t, []byte(content)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{plain, zipped} {
+		tr, err := OpenSWF(p, ReadOptions{})
+		if err != nil || tr.Name != p || tr.Header.MaxNodes != 3 || len(tr.Records) != 1 || tr.Records[0].Line != 2 {
+			t.Fatalf("%s: %v %+v", p, err, tr)
+		}
+	}
+	if _, err := OpenSWF(filepath.Join(dir, "missing.swf"), ReadOptions{}); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+// refRead is a deliberately plain SWF reader (whole input in memory, regular
+// expressions, strconv) that ReadSWF must agree with on every input.
+func refRead(name string, data []byte, opt ReadOptions) (*Trace, error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			return nil, err
+		}
+	}
+	tr := &Trace{Name: name}
+	isBlank := func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\v' || r == '\f' }
+	for i, ln := range strings.Split(string(data), "\n") {
+		msg := refLine(tr, ln, i+1, isBlank)
+		if msg == "" {
+			continue
+		}
+		if !opt.SkipBadLines {
+			return nil, &LineError{File: name, Line: i + 1, Msg: msg}
+		}
+		tr.BadLines++
+		if len(tr.FirstBad) < 5 {
+			tr.FirstBad = append(tr.FirstBad, i+1)
+		}
+	}
+	return tr, nil
+}
+
+var refNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
+	fields := strings.FieldsFunc(ln, isBlank)
+	if len(fields) == 0 {
+		return ""
+	}
+	if fields[0][0] == ';' {
+		_, rest, _ := strings.Cut(ln, ";")
+		key, val, ok := strings.Cut(rest, ":")
+		if !ok {
+			return ""
+		}
+		key, val = strings.TrimFunc(key, isBlank), strings.TrimFunc(val, isBlank)
+		h := &tr.Header
+		clipS := func(s string) string { return string(clip([]byte(s))) }
+		switch key {
+		case "MaxNodes", "MaxProcs":
+			v, err := strconv.ParseInt(val, 10, 32)
+			if err != nil || v < 0 {
+				return fmt.Sprintf("header %s: want a non-negative integer, found %q", key, clipS(val))
+			}
+			if key == "MaxNodes" {
+				h.MaxNodes = int(v)
+			} else {
+				h.MaxProcs = int(v)
+			}
+		case "UnixStartTime":
+			v, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970), found %q", clipS(val))
+			}
+			h.UnixStartTime, h.HasStartTime = v, true
+		case "TimeZone":
+			v, err := strconv.ParseInt(val, 10, 32)
+			if err != nil || v < -86400 || v > 86400 {
+				return fmt.Sprintf("header TimeZone: want a UTC offset in seconds, found %q", clipS(val))
+			}
+			h.TimeZone, h.HasTimeZone = int(v), true
+		case "TimeZoneString":
+			if !regexp.MustCompile(`^[!-~]+$`).MatchString(val) {
+				return fmt.Sprintf("header TimeZoneString: want a zone name such as Europe/Paris, found %q", clipS(val))
+			}
+			h.TimeZoneString = val
+		}
+		return ""
+	}
+	if len(fields) != 18 {
+		return fmt.Sprintf("expected 18 fields, found %d", len(fields))
+	}
+	var v [18]float64
+	for k, f := range fields {
+		x, err := strconv.ParseFloat(f, 64)
+		if !refNumber.MatchString(f) || err != nil && !errors.Is(err, strconv.ErrRange) {
+			return fmt.Sprintf("field %d (%s) is not a number: %q", k+1, fieldNames[k], clip([]byte(f)))
+		}
+		if math.IsInf(x, 0) {
+			return fmt.Sprintf("field %d (%s) is out of range: %q", k+1, fieldNames[k], clip([]byte(f)))
+		}
+		v[k] = x
+	}
+	for _, k := range []int{0, 4, 7, 10, 11, 12, 14} {
+		lim := float64(math.MaxInt32)
+		if k == 0 {
+			lim = 1 << 53
+		}
+		if v[k] != math.Trunc(v[k]) || math.Abs(v[k]) > lim {
+			return fmt.Sprintf("field %d (%s) is not an integer in range: %q", k+1, fieldNames[k], clip([]byte(fields[k])))
+		}
+	}
+	tr.Records = append(tr.Records, Record{ID: int64(v[0]), Submit: v[1], Wait: v[2], Runtime: v[3],
+		AllocProcs: int(v[4]), ReqProcs: int(v[7]), ReqTime: v[8], Status: int(v[10]), User: int(v[11]),
+		Group: int(v[12]), Queue: int(v[14]), Line: n})
+	return ""
+}
+
+// sameTrace compares two reading outcomes, treating nil and empty slices
+// alike. Records compare with ==, so 0 and -0 are equal.
+func sameTrace(a *Trace, aerr error, b *Trace, berr error) bool {
+	if (aerr != nil) != (berr != nil) {
+		return false
+	}
+	if aerr != nil {
+		return aerr.Error() == berr.Error()
+	}
+	return a.Name == b.Name && a.Header == b.Header && a.BadLines == b.BadLines &&
+		slicesEqual(a.FirstBad, b.FirstBad) && slicesEqual(a.Records, b.Records)
+}
+
+func slicesEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkAgainstRef is the property both the fuzzer and the real-trace test
+// check: every reading strategy agrees with refRead, plain or gzipped.
+func checkAgainstRef(t *testing.T, data []byte, opt ReadOptions, cfgs []readConfig) {
+	t.Helper()
+	isGz := len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b
+	want, werr := refRead("f.swf", data, opt)
+	for _, cfg := range cfgs {
+		if isGz && cfg.chunk < 64 {
+			continue // a small stream may inflate to megabytes: too slow byte by byte
+		}
+		got, err := readSWF("f.swf", bytes.NewReader(data), opt, cfg)
+		if isGz {
+			// The two inflaters may disagree on what is corrupt; they
+			// must agree on what a valid stream holds.
+			if err == nil && werr == nil && !sameTrace(got, err, want, werr) {
+				t.Fatalf("%+v: gzip input read differently:\n got %+v\nwant %+v", cfg, got, want)
+			}
+			continue
+		}
+		if !sameTrace(got, err, want, werr) {
+			t.Fatalf("%+v:\n got %+v, %v\nwant %+v, %v", cfg, got, err, want, werr)
+		}
+	}
+	if !isGz && len(data) < 1<<20 {
+		got, err := readSWF("f.swf", bytes.NewReader(gz(t, data)), opt, cfgs[0])
+		if !sameTrace(got, err, want, werr) {
+			t.Fatalf("gzipped:\n got %+v, %v\nwant %+v, %v", got, err, want, werr)
+		}
+	}
+}
+
+func FuzzReadSWF(f *testing.F) {
+	f.Add([]byte("; MaxNodes: 100\n; TimeZoneString: Europe/Stockholm\n"+line("1", "0", "5", "10", "2", "2", "60")+"\n"), false)
+	f.Add([]byte(line("2", "465.5", "5", "3362.25", "32", "32.0", "9e2")+"\r\n"+line("3", "1", "-1", "1e400", "1", "1", ".5")), true)
+	f.Add([]byte("1 2 3\n\n;x: y\n"), true)
+	f.Add(gz(f, []byte("; UnixStartTime: 843480031\n"+line("1", "0", "5", "10", "2", "2", "60")+"\n")), false)
+	f.Fuzz(func(t *testing.T, data []byte, skip bool) {
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+			// Keep each run fast: a few kilobytes of gzip can inflate to
+			// megabytes, and the minimizer runs such an input thousands of
+			// times. Past the limit only the no-panic property is checked.
+			if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
+				if n, _ := io.Copy(io.Discard, io.LimitReader(zr, 1<<16+1)); n > 1<<16 {
+					_, _ = ReadSWF("f.swf", bytes.NewReader(data), ReadOptions{SkipBadLines: skip})
+					return
+				}
+			}
+		}
+		checkAgainstRef(t, data, ReadOptions{SkipBadLines: skip}, configs)
+	})
+}
+
+// traceInfo is the README table of the shared data set: data records and
+// header sizes, plus the machine shape used for cleaning (cores per node,
+// nodes).
+var traceInfo = map[string]struct {
+	records            int
+	maxNodes, maxProcs int
+	cores, nodes       int
+}{
+	"KTH-SP2-1996-2.1-cln.swf.gz":      {28476, 100, 100, 1, 100},
+	"SDSC-SP2-1998-first5K.swf.gz":     {4961, 128, 128, 1, 128},
+	"HPC2N-2002-2.1-cln.swf.gz":        {202876, 240, 240, 2, 120},
+	"SDSC-BLUE-2000-4.2-cln.swf.gz":    {243306, 144, 1152, 8, 144},
+	"CEA-Curie-2011-2.1-cln.swf.gz":    {312826, 5544, 93312, 16, 5544},
+	"LANL-CM5-1994-4.1-cln.swf.gz":     {122060, 1024, 1024, 1, 1024},
+	"LLNL-Thunder-2007-1.1-cln.swf.gz": {121039, 1002, 4008, 4, 1002},
+	"NASA-iPSC-1993-3.1-cln.swf.gz":    {18239, 128, 128, 1, 128},
+	"lublin_256.swf.gz":                {10000, 256, 0, 1, 256},
+}
+
+var traceCache struct {
+	sync.Mutex
+	m map[string]*Trace
+}
+
+// loadTrace reads a shared trace once per test binary.
+func loadTrace(t *testing.T, file string) *Trace {
+	t.Helper()
+	path := testenv.Data(t, "traces/"+file)
+	traceCache.Lock()
+	defer traceCache.Unlock()
+	if tr := traceCache.m[file]; tr != nil {
+		return tr
+	}
+	tr, err := OpenSWF(path, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if traceCache.m == nil {
+		traceCache.m = map[string]*Trace{}
+	}
+	traceCache.m[file] = tr
+	return tr
+}
+
+func TestRealTraces(t *testing.T) {
+	dir := filepath.Dir(testenv.Data(t, "traces/KTH-SP2-1996-2.1-cln.swf.gz"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.swf*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no traces in %s: %v", dir, err)
+	}
+	for _, path := range files {
+		file := filepath.Base(path)
+		t.Run(file, func(t *testing.T) {
+			info, ok := traceInfo[file]
+			if !ok {
+				t.Fatalf("%s is not in the README table this test knows", file)
+			}
+			tr := loadTrace(t, file)
+			if len(tr.Records) != info.records || tr.BadLines != 0 {
+				t.Errorf("%d records, %d bad lines; README says %d records", len(tr.Records), tr.BadLines, info.records)
+			}
+			if tr.Header.MaxNodes != info.maxNodes || tr.Header.MaxProcs != info.maxProcs {
+				t.Errorf("header %+v, want MaxNodes %d MaxProcs %d", tr.Header, info.maxNodes, info.maxProcs)
+			}
+			if file != "lublin_256.swf.gz" && (!tr.Header.HasStartTime || tr.Header.TimeZoneString == "") {
+				t.Errorf("header %+v lacks the start time or zone", tr.Header)
+			}
+			for i, r := range tr.Records {
+				if i > 0 && r.Line <= tr.Records[i-1].Line {
+					t.Fatalf("record %d: line %d not after %d", i, r.Line, tr.Records[i-1].Line)
+				}
+			}
+			if testing.Short() {
+				return
+			}
+			// The whole file against the reference reader.
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := refRead(path, raw, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slicesEqual(tr.Records, want.Records) || tr.Header != want.Header {
+				t.Errorf("differs from the reference reader")
+			}
+		})
+	}
+}
