@@ -83,7 +83,9 @@ type sim struct {
 	busyW    float64 // power of running jobs, W
 
 	queue   []int32   // waiting jobs, in queue order
-	keys    []float64 // per queued position: the dynamic sort key(s), recomputed per pass
+	keys    []float64 // per queued position: the dynamic sort keys, recomputed per pass
+	idxBuf  []int32   // scratch for sortQueue
+	sortBuf []int32
 	prio    []float64 // per job: static priority
 	order   []float64 // per job: static order key
 	run     []running

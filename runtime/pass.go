@@ -76,10 +76,11 @@ func (s *sim) sortQueue() {
 		}
 		s.keys = append(s.keys, -pr, ord)
 	}
-	idx := make([]int32, n)
-	for i := range idx {
-		idx[i] = int32(i)
+	idx := s.idxBuf[:0]
+	for i := range n {
+		idx = append(idx, int32(i))
 	}
+	s.idxBuf = idx
 	keys, q := s.keys, s.queue
 	slices.SortFunc(idx, func(a, b int32) int {
 		ka, kb := keys[2*a:2*a+2], keys[2*b:2*b+2]
@@ -95,10 +96,11 @@ func (s *sim) sortQueue() {
 		}
 		return int(q[a] - q[b])
 	})
-	sorted := make([]int32, n)
-	for i, k := range idx {
-		sorted[i] = q[k]
+	sorted := s.sortBuf[:0]
+	for _, k := range idx {
+		sorted = append(sorted, q[k])
 	}
+	s.sortBuf = sorted
 	copy(s.queue, sorted)
 }
 
@@ -158,10 +160,9 @@ func (s *sim) pass() bool {
 	if s.dynamicOrder() {
 		s.sortQueue()
 	}
-	started := 0
 	free := s.free()
 	// FCFS: start heads while they fit.
-	head := -1
+	head, first, heads := -1, -1, 0
 	for i, j := range s.queue {
 		if !s.admitted(j) {
 			continue
@@ -170,22 +171,37 @@ func (s *sim) pass() bool {
 			head = i
 			break
 		}
+		if first < 0 {
+			first = i
+		}
 		s.startJob(j)
 		free -= s.jobs[j].Nodes
-		started++
+		heads++
 	}
+	backfilled := 0
 	if head >= 0 && free > 0 {
 		switch s.pol.Backfill {
 		case EASY:
-			started += s.easy(head, free)
+			backfilled = s.easy(head, free)
 		case Greedy:
-			started += s.greedy(head, free)
+			backfilled = s.greedy(head, free)
 		}
 	}
-	if started > 0 {
-		s.compactQueue()
+	switch {
+	case heads+backfilled == 0:
+		return false
+	case backfilled == 0 && first == 0 && s.pol.Admit == nil:
+		// Exactly the first jobs started, as under plain FCFS: one memmove,
+		// keeping the queue's backing array.
+		n := copy(s.queue, s.queue[heads:])
+		s.queue = s.queue[:n]
+	default:
+		if first < 0 {
+			first = head + 1
+		}
+		s.compactQueue(first)
 	}
-	return started > 0
+	return true
 }
 
 // easy backfills around a reservation for the job at queue position head.
@@ -260,13 +276,13 @@ func (s *sim) greedy(head, free int) int {
 	return started
 }
 
-// compactQueue drops started jobs from the queue.
-func (s *sim) compactQueue() {
-	q := s.queue[:0]
-	for _, j := range s.queue {
+// compactQueue drops started jobs from the queue; none lie before first.
+func (s *sim) compactQueue(first int) {
+	out := s.queue[:first]
+	for _, j := range s.queue[first:] {
 		if s.status[j] == 0 {
-			q = append(q, j)
+			out = append(out, j)
 		}
 	}
-	s.queue = q
+	s.queue = out
 }
