@@ -92,6 +92,15 @@ type sim struct {
 	heap    []event
 	shutSeq int32
 
+	// Incremental passes (see incremental): state the last pass left.
+	changed  bool    // something besides arrivals at the queue's end happened since
+	blocked  bool    // the last pass left a head waiting
+	scanned  int     // queue length after the last pass
+	shadow   float64 // EASY: the head's reservation
+	extra    int     // EASY: nodes free at the shadow time beyond the head's need
+	skipped  int     // greedy: jobs that did not fit
+	depthHit bool    // greedy: gave up after depth jobs
+
 	now       float64
 	done      int
 	firstT    float64
@@ -152,6 +161,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, jobPower 
 	s.nIdle = nodes
 	s.price, s.period, s.nextPrice = tar.At(s.now)
 	s.acc.init(len(tar.Periods()))
+	s.changed = true
 	if err := s.loop(); err != nil {
 		return s, err
 	}
@@ -279,6 +289,7 @@ func (s *sim) infraW() float64 {
 
 // apply handles one event.
 func (s *sim) apply(e event) {
+	s.changed = true
 	switch e.kind {
 	case evEnd:
 		j := e.job
@@ -344,6 +355,7 @@ func (s *sim) shutdownIdle() {
 		return
 	}
 	for len(s.idle) > s.idleHead && s.idle[s.idleHead].since+s.pol.Shutdown.After <= s.now {
+		s.changed = true
 		n := s.idle[s.idleHead].n
 		s.idleHead++
 		s.nIdle -= n

@@ -29,6 +29,9 @@ func (s *sim) enqueue(j int32) {
 		}
 		return 1
 	})
+	if i < len(s.queue) {
+		s.changed = true // not at the end: an incremental pass would miss it
+	}
 	s.queue = slices.Insert(s.queue, i, j)
 }
 
@@ -151,8 +154,13 @@ func (s *sim) admitted(j int32) bool {
 
 // pass runs one scheduling pass and reports whether any job started.
 func (s *sim) pass() bool {
+	defer func() { s.changed = false }()
 	if len(s.queue) == 0 {
+		s.blocked = false
 		return false
+	}
+	if s.incremental() {
+		return s.arrivalPass()
 	}
 	if s.pol.deps() != 0 {
 		s.setPassEnv()
@@ -178,18 +186,20 @@ func (s *sim) pass() bool {
 		free -= s.jobs[j].Nodes
 		heads++
 	}
+	s.blocked = head >= 0
 	backfilled := 0
 	if head >= 0 && free > 0 {
 		switch s.pol.Backfill {
 		case EASY:
-			backfilled = s.easy(head, free)
+			s.reserve(s.jobs[s.queue[head]].Nodes, free)
+			backfilled = s.backfillEASY(s.queue[head+1:], free)
 		case Greedy:
-			backfilled = s.greedy(head, free)
+			s.skipped, s.depthHit = 1, false // the head did not fit
+			backfilled = s.backfillGreedy(s.queue[head+1:], free)
 		}
 	}
 	switch {
 	case heads+backfilled == 0:
-		return false
 	case backfilled == 0 && first == 0 && s.pol.Admit == nil:
 		// Exactly the first jobs started, as under plain FCFS: one memmove,
 		// keeping the queue's backing array.
@@ -201,14 +211,51 @@ func (s *sim) pass() bool {
 		}
 		s.compactQueue(first)
 	}
-	return true
+	s.scanned = len(s.queue)
+	return heads+backfilled > 0
 }
 
-// easy backfills around a reservation for the job at queue position head.
-func (s *sim) easy(head, free int) int {
-	need := s.jobs[s.queue[head]].Nodes
-	// Shadow time: walk running jobs by estimated end until enough nodes
-	// are free; extra counts all nodes free at that instant.
+// fullPassesOnly disables incremental passes; tests compare both ways.
+var fullPassesOnly = false
+
+// incremental reports whether this pass may look at new arrivals only.
+// Since the last pass only jobs arriving at the end of the queue have
+// changed anything, the policy's rules do not depend on time, and the last
+// pass left its head waiting. Then free nodes, running jobs and the head's
+// reservation are as the last pass left them, and every job it passed over
+// would be passed over again: fits and extra nodes are unchanged, and an
+// end by the shadow time only gets harder as time moves on.
+func (s *sim) incremental() bool {
+	return !fullPassesOnly && !s.changed && s.blocked && !s.pol.deps().Dynamic() && s.scanned <= len(s.queue)
+}
+
+// arrivalPass is a pass over the jobs that arrived since the last one.
+func (s *sim) arrivalPass() bool {
+	free := s.free()
+	fresh := s.queue[s.scanned:]
+	started := 0
+	if free > 0 {
+		switch s.pol.Backfill {
+		case EASY:
+			started = s.backfillEASY(fresh, free)
+		case Greedy:
+			if !s.depthHit {
+				started = s.backfillGreedy(fresh, free)
+			}
+		}
+	}
+	if started > 0 {
+		s.compactQueue(s.scanned)
+	}
+	s.scanned = len(s.queue)
+	return started > 0
+}
+
+// reserve computes the reservation of a waiting head of need nodes: the
+// shadow time is the earliest estimated end at which enough nodes are free,
+// and extra counts the nodes free at that instant (every job whose estimate
+// ends by then) beyond need.
+func (s *sim) reserve(need, free int) {
 	avail := free
 	shadow := math.Inf(1)
 	k := 0
@@ -223,9 +270,14 @@ func (s *sim) easy(head, free int) int {
 	for ; k < len(s.run) && s.run[k].est == shadow; k++ {
 		avail += int(s.run[k].nodes)
 	}
-	extra := avail - need
+	s.shadow, s.extra = shadow, avail-need
+}
+
+// backfillEASY starts the candidates that fit now and do not delay the
+// reservation: they end by the shadow time, or fit in the extra nodes.
+func (s *sim) backfillEASY(cands []int32, free int) int {
 	started := 0
-	for _, j := range s.queue[head+1:] {
+	for _, j := range cands {
 		nn := s.jobs[j].Nodes
 		if nn > free || s.status[j] != 0 || !s.admitted(j) {
 			continue
@@ -235,10 +287,10 @@ func (s *sim) easy(head, free int) int {
 			endEst += s.machine.BootTime // it waits for off nodes to boot
 		}
 		switch {
-		case endEst <= shadow:
+		case endEst <= s.shadow:
 			// Ends by the shadow time: cannot delay the reservation.
-		case nn <= extra:
-			extra -= nn
+		case nn <= s.extra:
+			s.extra -= nn
 		default:
 			continue
 		}
@@ -252,13 +304,17 @@ func (s *sim) easy(head, free int) int {
 	return started
 }
 
-// greedy starts every later job that fits now, without protecting the
-// first waiting job (Kunkel's BackfillDelay); it gives up after depth jobs
-// that did not fit.
-func (s *sim) greedy(head, free int) int {
-	started, skipped := 0, 1
-	for _, j := range s.queue[head+1:] {
-		if skipped > s.pol.Depth || free == 0 {
+// backfillGreedy starts every candidate that fits now, without protecting
+// the first waiting job (Kunkel's BackfillDelay); it gives up once depth
+// jobs have not fit.
+func (s *sim) backfillGreedy(cands []int32, free int) int {
+	started := 0
+	for _, j := range cands {
+		if s.skipped > s.pol.Depth {
+			s.depthHit = true
+			break
+		}
+		if free == 0 {
 			break
 		}
 		if s.status[j] != 0 || !s.admitted(j) {
@@ -266,7 +322,7 @@ func (s *sim) greedy(head, free int) int {
 		}
 		nn := s.jobs[j].Nodes
 		if nn > free {
-			skipped++
+			s.skipped++
 			continue
 		}
 		s.startJob(j)
