@@ -172,7 +172,11 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool) (res *Result) 
 		return res
 	}
 	res.Notes = append(res.Notes, notes...)
-	tar, notes, err := tariffFor(run, clock, ld)
+	first := 0.0
+	if len(jobs) > 0 {
+		first = jobs[0].Submit
+	}
+	tar, notes, err := tariffFor(run, clock, first, ld)
 	if err != nil {
 		res.Err = err
 		return res
@@ -235,7 +239,11 @@ func clockFor(run *Run, info WorkloadInfo, ld *loader) (tariff.Clock, []string, 
 	return c, notes, nil
 }
 
-func tariffFor(run *Run, clock tariff.Clock, ld *loader) (tariff.Tariff, []string, error) {
+// tariffFor builds the run's tariff. An hourly series starts at local
+// midnight of the day of the first submission (not of the header's start
+// time: CEA-Curie's first job comes a year after it), unless the contract
+// gives a start.
+func tariffFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.Tariff, []string, error) {
 	k := run.Contract
 	switch k.Kind {
 	case Flat:
@@ -250,7 +258,7 @@ func tariffFor(run *Run, clock tariff.Clock, ld *loader) (tariff.Tariff, []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	start := tariff.LocalMidnight(clock, 0)
+	start := tariff.LocalMidnight(clock, first)
 	if k.SeriesStart != "" {
 		t, err := time.ParseInLocation("2006-01-02T15:04:05", k.SeriesStart, clock.Loc)
 		if err != nil {

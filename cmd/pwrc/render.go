@@ -345,7 +345,7 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 func cleaningNote(w pwrt.WorkloadInfo) string {
 	c := w.Clean
 	if w.Path == "" {
-		return fmt.Sprintf("Workload %s: %s jobs.", w.Name, thousands(float64(c.Jobs), 0))
+		return fmt.Sprintf("Workload %s: %s jobs from pwrc's seeded synthetic model (a plausible HPC workload, not a site's trace).", w.Name, thousands(float64(c.Jobs), 0))
 	}
 	s := fmt.Sprintf("Workload %s: %s records, %s jobs simulated on %s nodes", w.Name,
 		thousands(float64(w.Records), 0), thousands(float64(c.Jobs), 0), thousands(float64(w.Nodes), 0))
@@ -366,7 +366,7 @@ func cleaningNote(w pwrt.WorkloadInfo) string {
 		s += fmt.Sprintf("; %s run times capped at the requested time", thousands(float64(c.RuntimeCapped), 0))
 	}
 	if c.WalltimeFromRuntime > 0 {
-		s += fmt.Sprintf("; %s without requested time (run time used)", thousands(float64(c.WalltimeFromRuntime), 0))
+		s += fmt.Sprintf("; %s without requested time (run time used, so their estimates are exact)", thousands(float64(c.WalltimeFromRuntime), 0))
 	}
 	if c.ProcsFromRequested > 0 {
 		s += fmt.Sprintf("; %s sized by requested processors", thousands(float64(c.ProcsFromRequested), 0))

@@ -7,15 +7,19 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/pwrc/pwrc/internal/testenv"
 )
@@ -48,6 +52,10 @@ var configs = []readConfig{
 	{chunk: 1},
 	{chunk: 3, pipeline: true},
 	{chunk: 7},
+	// Size hints, right or wrong, only change how records are stored.
+	{chunk: 11, sizeHint: 400},
+	{chunk: 5, sizeHint: 40},
+	{chunk: 2, sizeHint: 1 << 20, pipeline: true},
 }
 
 func TestReadSWF(t *testing.T) {
@@ -77,6 +85,9 @@ func TestReadSWF(t *testing.T) {
 		{name: "header only", in: "; MaxNodes: 64\n; MaxProcs: 128\n; Note: nothing ran\n", header: Header{MaxNodes: 64, MaxProcs: 128}},
 		{name: "kth", in: kth, header: kthHeader, recs: kthRecs},
 		{name: "crlf", in: strings.ReplaceAll(kth, "\n", "\r\n"), header: kthHeader, recs: kthRecs},
+		{name: "byte order mark", in: "\ufeff" + kth, header: kthHeader, recs: kthRecs},
+		{name: "byte order mark only at the start", in: line("1", "0", "5", "10", "2", "2", "60") + "\n\ufeff; MaxNodes: 4\n",
+			wantErr: `x.swf:2: expected 18 fields, found 3`},
 		{name: "no final newline", in: strings.TrimSuffix(kth, "\n"), header: kthHeader, recs: kthRecs},
 		{name: "tabs and blanks between", in: "\n" + strings.ReplaceAll(line("1", "0", "5", "10", "2", "2", "60"), " ", "\t ") + "\n\n",
 			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2}}},
@@ -85,6 +96,8 @@ func TestReadSWF(t *testing.T) {
 				{ID: 2, Submit: 465.5, Wait: 5, Runtime: 3362.25, AllocProcs: 32, ReqProcs: 32, ReqTime: 900, Status: 1, User: 7, Group: 3, Queue: 2, Line: 1},
 				{ID: 3, Submit: 1500, Wait: -1, Runtime: 10, AllocProcs: 1, ReqProcs: 1, ReqTime: 0.5, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2},
 			}},
+		{name: "long numbers", in: line("1", "12345678901234567890", "-0", "0.1000000000000000055511151231257827", "2", "0002", "1e-400"),
+			recs: []Record{{ID: 1, Submit: 12345678901234567890, Wait: 0, Runtime: 0.1, AllocProcs: 2, ReqProcs: 2, ReqTime: 0, Status: 1, User: 7, Group: 3, Queue: 2, Line: 1}}},
 		{name: "header keys exact", in: "; maxnodes: 5\n; MaxNodesX: 7\n;MaxNodes:9\n;  TimeZoneString :  US/Pacific  \n",
 			header: Header{MaxNodes: 9, TimeZoneString: "US/Pacific"}},
 		{name: "header negative zone and start", in: "; TimeZone: -28800\n; UnixStartTime: -5\n",
@@ -126,7 +139,7 @@ func TestReadSWF(t *testing.T) {
 				{ID: 3, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 5},
 			}, bad: 3, first: []int{1, 3, 4}},
 		{name: "skip keeps first five", opt: ReadOptions{SkipBadLines: true},
-			in: strings.Repeat("x\n", 8) + line("9", "0", "5", "10", "2", "2", "60") + "\n",
+			in:   strings.Repeat("x\n", 8) + line("9", "0", "5", "10", "2", "2", "60") + "\n",
 			recs: []Record{{ID: 9, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 9}},
 			bad:  8, first: []int{1, 2, 3, 4, 5}},
 	}
@@ -241,6 +254,29 @@ func TestOpenSWF(t *testing.T) {
 			t.Fatalf("%s: %v %+v", p, err, tr)
 		}
 	}
+	for p, want := range map[string]int64{plain: int64(len(content)), zipped: int64(len(content))} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := textSize(f); got != want {
+			t.Errorf("textSize(%s) = %d, want %d", p, got, want)
+		}
+		f.Close()
+	}
+	for _, c := range []struct {
+		r    io.Reader
+		want int64
+	}{
+		{bytes.NewReader(gz(t, []byte(content))), int64(len(content))},
+		{strings.NewReader(content), int64(len(content))},
+		{bytes.NewBufferString(content), 0}, // no ReadAt: unknown
+		{bytes.NewReader(append([]byte{0x1f, 0x8b}, make([]byte, 30)...)), 0},
+	} {
+		if got := textSize(c.r); got != c.want {
+			t.Errorf("textSize(%T) = %d, want %d", c.r, got, c.want)
+		}
+	}
 	if _, err := OpenSWF(filepath.Join(dir, "missing.swf"), ReadOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
 	}
@@ -260,7 +296,7 @@ func refRead(name string, data []byte, opt ReadOptions) (*Trace, error) {
 	}
 	tr := &Trace{Name: name}
 	isBlank := func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\v' || r == '\f' }
-	for i, ln := range strings.Split(string(data), "\n") {
+	for i, ln := range strings.Split(strings.TrimPrefix(string(data), "\ufeff"), "\n") {
 		msg := refLine(tr, ln, i+1, isBlank)
 		if msg == "" {
 			continue
@@ -496,6 +532,10 @@ func TestRealTraces(t *testing.T) {
 			if file != "lublin_256.swf.gz" && (!tr.Header.HasStartTime || tr.Header.TimeZoneString == "") {
 				t.Errorf("header %+v lacks the start time or zone", tr.Header)
 			}
+			// Sized from the text's length, the slice has little spare room.
+			if n := len(tr.Records); cap(tr.Records) > n+max(n/16, 1024) {
+				t.Errorf("%d records in a slice of capacity %d", n, cap(tr.Records))
+			}
 			for i, r := range tr.Records {
 				if i > 0 && r.Line <= tr.Records[i-1].Line {
 					t.Fatalf("record %d: line %d not after %d", i, r.Line, tr.Records[i-1].Line)
@@ -517,5 +557,95 @@ func TestRealTraces(t *testing.T) {
 				t.Errorf("differs from the reference reader")
 			}
 		})
+	}
+}
+
+// TestParseFloat checks the number parser against strconv on many decimal
+// shapes, long mantissas included: the short-decimal fast path must round
+// exactly as strconv does.
+func TestParseFloat(t *testing.T) {
+	g := gen{src: rand.NewPCG(1, 2)}
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + g.intn(10))
+		}
+		return string(b)
+	}
+	for range 300000 {
+		var s string
+		if g.intn(2) == 0 {
+			s = "-"
+		}
+		whole, frac := int(g.intn(21)), int(g.intn(21))
+		s += digits(whole)
+		if g.intn(4) != 0 {
+			s += "." + digits(frac)
+		}
+		if g.intn(5) == 0 {
+			s += "e" + strconv.Itoa(int(g.intn(700))-350)
+		}
+		want, werr := strconv.ParseFloat(s, 64)
+		got, ok, rng := parseFloat([]byte(s))
+		switch {
+		case werr == nil && (!ok || math.Float64bits(got) != math.Float64bits(want)):
+			t.Fatalf("%q: got %v (ok %v), strconv %v", s, got, ok, want)
+		case werr != nil && ok:
+			t.Fatalf("%q: accepted as %v, strconv says %v", s, got, werr)
+		case werr != nil && rng != errors.Is(werr, strconv.ErrRange):
+			t.Fatalf("%q: out-of-range %v, strconv says %v", s, rng, werr)
+		}
+	}
+}
+
+// gateReader returns data in one read, then takes a while to report EOF:
+// long enough to see whether ReadSWF returns while a read is under way.
+type gateReader struct {
+	data   []byte
+	inRead atomic.Int32
+}
+
+func (g *gateReader) Read(p []byte) (int, error) {
+	g.inRead.Add(1)
+	defer g.inRead.Add(-1)
+	if len(g.data) > 0 {
+		n := copy(p, g.data)
+		g.data = g.data[n:]
+		return n, nil
+	}
+	time.Sleep(30 * time.Millisecond)
+	return 0, io.EOF
+}
+
+// An error in a gzip stream stops the inflating goroutine before ReadSWF
+// returns, even when it is inside a slow read: the caller owns the reader
+// again, and nothing leaks.
+func TestPipelineStopsOnError(t *testing.T) {
+	// The bad line ends exactly at a chunk boundary and one more byte
+	// follows: the parser fails on a full chunk while the inflater, one
+	// chunk ahead, is reading towards the end of the stream.
+	const chunk = 8
+	good := line("1", "0", "5", "10", "2", "2", "60")
+	for (len(good)+1+len("1 2 3\n"))%chunk != 0 {
+		good += " "
+	}
+	text := good + "\n1 2 3\nx"
+	data := gz(t, []byte(text))
+	before := runtime.NumGoroutine()
+	for range 3 {
+		g := &gateReader{data: data}
+		_, err := readSWF("g.swf.gz", g, ReadOptions{}, readConfig{chunk: chunk, pipeline: true})
+		if err == nil || !strings.Contains(err.Error(), "g.swf.gz:2: expected 18 fields") {
+			t.Fatalf("error %v", err)
+		}
+		if n := g.inRead.Load(); n > 0 {
+			t.Fatalf("ReadSWF returned while its reader was still being read")
+		}
+	}
+	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines before, %d after", before, runtime.NumGoroutine())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

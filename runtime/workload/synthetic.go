@@ -68,8 +68,9 @@ func (s Synthetic) Validate() error {
 //     rounded up to whole seconds. Width and run time are independent.
 //   - Requested time: run time × f, f log-uniform in [1, 5], rounded up to a
 //     quarter of an hour and capped at max(24 h, b rounded up likewise).
-//     5% of jobs are killed at their limit: requested time = run time
-//     rounded up to a quarter of an hour, and run time = requested time.
+//     5% of jobs are killed at their limit: their run time is cut down to
+//     a whole quarter of an hour (if at least one) and their requested time
+//     is that run time.
 //   - Users: n = clamp(Jobs/100, 8, 256) users, user k (1..n) submitting
 //     with probability ∝ 1/k (Zipf); group = (user−1)/8 + 1; queue −1.
 //   - Arrivals: Poisson with rate λ = Load·Nodes / w̄, where w̄ is the mean
@@ -151,8 +152,12 @@ func Generate(s Synthetic) []Job {
 		runtime := math.Ceil(float64(a * detExp(float64(uRun*lnRange))))
 		var walltime float64
 		if uKill < killedShare {
-			walltime = math.Min(roundUp(runtime, walltimeStep), wallCap)
-			runtime = walltime
+			// Rounding down keeps the mean run time: rounding up would add
+			// up to 15 min to jobs of any length.
+			if runtime >= walltimeStep {
+				runtime = float64(math.Floor(runtime/walltimeStep) * walltimeStep)
+			}
+			walltime = runtime
 		} else {
 			over := detExp(float64(uOver * lnOver))
 			walltime = math.Min(roundUp(float64(runtime*over), walltimeStep), wallCap)
