@@ -61,7 +61,7 @@ type WorkloadInfo struct {
 // run is deterministic and results are placed by index.
 func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 	res := make([]*Result, len(p.Runs))
-	ld := newLoader()
+	ld := newLoader(p)
 	workers := max(1, opts.Workers)
 	var mu sync.Mutex
 	done := 0
@@ -273,6 +273,7 @@ func tariffFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 // runs share it, and cleans each trace once per machine shape.
 type loader struct {
 	mu      sync.Mutex
+	users   map[traceKey]int // runs yet to take their jobs from each trace
 	traces  map[traceKey]*onceValue[*workload.Trace]
 	cleaned map[cleanKey]*onceValue[cleaned]
 	series  map[string]*onceValue[*tariff.Series]
@@ -300,8 +301,15 @@ type onceValue[T any] struct {
 	err  error
 }
 
-func newLoader() *loader {
+func newLoader(p *Plan) *loader {
+	users := map[traceKey]int{}
+	for _, r := range p.Runs {
+		if r.Workload.Kind == SWF {
+			users[traceKey{path: r.Workload.Path, skip: r.Workload.SkipBadLines}]++
+		}
+	}
 	return &loader{
+		users:   users,
 		traces:  map[traceKey]*onceValue[*workload.Trace]{},
 		cleaned: map[cleanKey]*onceValue[cleaned]{},
 		series:  map[string]*onceValue[*tariff.Series]{},
@@ -373,7 +381,18 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		return cleaned{jobs: jobs, stats: st}, nil
 	})
 	info.Clean = c.stats
+	ld.done(tk, tr)
 	return c.jobs, info, nil
+}
+
+// done records that a run has its jobs from trace tk; after the last one,
+// the raw records are dropped so the simulations do not carry them.
+func (ld *loader) done(tk traceKey, tr *workload.Trace) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	if ld.users[tk]--; ld.users[tk] == 0 {
+		tr.Records = nil
+	}
 }
 
 // fixedZone names a fixed UTC offset (the SWF TimeZone key) as an IANA
