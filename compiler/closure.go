@@ -16,10 +16,18 @@ import (
 // replay of HPC2N), where expr's VM costs ~250 ns a call; a closure tree
 // reads struct fields directly and allocates nothing. It covers arithmetic,
 // comparisons, logic, the ternary operator, environment fields and the
-// numeric built-ins; any other rule runs on the VM. Tests check both paths
-// agree on random environments.
+// numeric built-ins; any other rule runs on the VM.
+//
+// The closures compute exactly what the VM does, bit for bit: integer
+// sub-expressions are evaluated in integer arithmetic (wrapping as Go's int
+// does) and converted to float where expr converts them. Where the VM's
+// result depends on dynamic types the checker cannot see (`min(job.nodes,
+// 2.5)` is typed int but may give a float) the closure stays in floats only
+// when that gives the same answer; otherwise the rule runs on the VM.
+// closure_test.go checks both paths agree on random environments.
 
 type numFn = func(*runtime.Env) float64
+type intFn = func(*runtime.Env) int
 type boolFn = func(*runtime.Env) bool
 
 type fastRule struct {
@@ -44,8 +52,9 @@ func closureCompile(n ast.Node, kind exprKind, e *runtime.Expr) *fastRule {
 
 type closureCompiler struct{ expr *runtime.Expr }
 
-// numFields and boolFields read the environment. A test checks that every
-// tagged field of runtime.Env has an entry.
+// numFields, intFields and boolFields read the environment. A test checks
+// that every tagged field of runtime.Env has an entry: numFields holds all
+// numeric fields (ints converted), intFields the integer ones as ints.
 var numFields = map[string]numFn{
 	"job.id":             func(e *runtime.Env) float64 { return float64(e.Job.ID) },
 	"job.user":           func(e *runtime.Env) float64 { return float64(e.Job.User) },
@@ -75,16 +84,68 @@ var numFields = map[string]numFn{
 	"system.queue":       func(e *runtime.Env) float64 { return float64(e.System.Queue) },
 }
 
+var intFields = map[string]intFn{
+	"job.id":       func(e *runtime.Env) int { return e.Job.ID },
+	"job.user":     func(e *runtime.Env) int { return e.Job.User },
+	"job.group":    func(e *runtime.Env) int { return e.Job.Group },
+	"job.queue":    func(e *runtime.Env) int { return e.Job.Queue },
+	"job.nodes":    func(e *runtime.Env) int { return e.Job.Nodes },
+	"job.procs":    func(e *runtime.Env) int { return e.Job.Procs },
+	"now.weekday":  func(e *runtime.Env) int { return e.Now.Weekday },
+	"system.nodes": func(e *runtime.Env) int { return e.System.Nodes },
+	"system.free":  func(e *runtime.Env) int { return e.System.Free },
+	"system.idle":  func(e *runtime.Env) int { return e.System.Idle },
+	"system.off":   func(e *runtime.Env) int { return e.System.Off },
+	"system.busy":  func(e *runtime.Env) int { return e.System.Busy },
+	"system.queue": func(e *runtime.Env) int { return e.System.Queue },
+}
+
 var boolFields = map[string]boolFn{
 	"peak": func(e *runtime.Env) bool { return e.Peak },
 }
 
-func isNum(n ast.Node) bool  { return isNumeric(n.Type()) }
-func isBool(n ast.Node) bool { return n.Type().Kind() == reflect.Bool }
-func isInt(n ast.Node) bool {
-	switch n.Type().Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return true
+func isBool(n ast.Node) bool { return n.Type() != nil && n.Type().Kind() == reflect.Bool }
+func isInt(n ast.Node) bool  { return n.Type() != nil && n.Type().Kind() == reflect.Int }
+func isFloat(n ast.Node) bool {
+	return n.Type() != nil && n.Type().Kind() == reflect.Float64 && !dynamicNum(n)
+}
+
+// dynamicNum reports nodes whose value may be an int or a float whatever
+// their static type: min and max of mixed arguments (`min(job.nodes,
+// 2.5)` is typed int), ternaries with an int and a float branch (typed
+// interface{}), and whatever passes such a value on without making it a
+// float.
+func dynamicNum(n ast.Node) bool {
+	switch x := n.(type) {
+	case *ast.BuiltinNode:
+		switch x.Name {
+		case "min", "max":
+			ints, floats := 0, 0
+			for _, a := range x.Arguments {
+				switch {
+				case dynamicNum(a):
+					return true
+				case isInt(a):
+					ints++
+				case isFloat(a):
+					floats++
+				}
+			}
+			return ints > 0 && floats > 0
+		case "abs":
+			return len(x.Arguments) == 1 && dynamicNum(x.Arguments[0])
+		}
+	case *ast.ConditionalNode:
+		t := n.Type()
+		return t == nil || t.Kind() == reflect.Interface || dynamicNum(x.Exp1) || dynamicNum(x.Exp2)
+	case *ast.UnaryNode:
+		return dynamicNum(x.Node)
+	case *ast.BinaryNode:
+		switch x.Operator {
+		case "+", "-", "*", "%":
+			// An int operand meets a maybe-int: the result may be either.
+			return (dynamicNum(x.Left) && !isFloat(x.Right)) || (dynamicNum(x.Right) && !isFloat(x.Left))
+		}
 	}
 	return false
 }
@@ -107,20 +168,37 @@ func (cc *closureCompiler) fail(err error) {
 	panic(&runtime.EvalError{Expr: cc.expr, Err: err})
 }
 
+// num compiles a node the VM evaluates to a number, returning its value
+// as float64 exactly as the VM's result converts to float64.
 func (cc *closureCompiler) num(n ast.Node) numFn {
-	if !isNum(n) {
-		return nil
+	if isInt(n) && !dynamicNum(n) {
+		i := cc.integer(n)
+		if i == nil {
+			return nil
+		}
+		if c, ok := n.(*ast.IntegerNode); ok {
+			v := float64(c.Value)
+			return func(*runtime.Env) float64 { return v }
+		}
+		return func(e *runtime.Env) float64 { return float64(i(e)) }
 	}
 	switch x := n.(type) {
-	case *ast.IntegerNode:
-		v := float64(x.Value)
-		return func(*runtime.Env) float64 { return v }
 	case *ast.FloatNode:
 		v := x.Value
 		return func(*runtime.Env) float64 { return v }
+	case *ast.ConstantNode:
+		if v, ok := x.Value.(float64); ok {
+			return func(*runtime.Env) float64 { return v }
+		}
 	case *ast.MemberNode:
+		if !isFloat(x) {
+			return nil
+		}
 		return numFields[path(x)]
 	case *ast.UnaryNode:
+		if !isFloat(x) || !isFloat(x.Node) {
+			return nil
+		}
 		a := cc.num(x.Node)
 		if a == nil {
 			return nil
@@ -132,34 +210,10 @@ func (cc *closureCompiler) num(n ast.Node) numFn {
 			return a
 		}
 	case *ast.BinaryNode:
-		a, b := cc.num(x.Left), cc.num(x.Right)
-		if a == nil || b == nil {
-			return nil
-		}
-		switch x.Operator {
-		case "+":
-			return func(e *runtime.Env) float64 { return a(e) + b(e) }
-		case "-":
-			return func(e *runtime.Env) float64 { return a(e) - b(e) }
-		case "*":
-			return func(e *runtime.Env) float64 { return a(e) * b(e) }
-		case "/":
-			return func(e *runtime.Env) float64 { return a(e) / b(e) }
-		case "**", "^":
-			return func(e *runtime.Env) float64 { return math.Pow(a(e), b(e)) }
-		case "%":
-			if !isInt(x.Left) || !isInt(x.Right) {
-				return nil
-			}
-			return func(e *runtime.Env) float64 {
-				d := int(b(e))
-				if d == 0 {
-					cc.fail(errors.New("integer divide by zero"))
-				}
-				return float64(int(a(e)) % d)
-			}
-		}
+		return cc.arith(x)
 	case *ast.ConditionalNode:
+		// A ternary with an int and a float branch gives either; either
+		// converts to float64 as the VM's result does.
 		c, a, b := cc.cond(x.Cond), cc.num(x.Exp1), cc.num(x.Exp2)
 		if c == nil || a == nil || b == nil {
 			return nil
@@ -176,7 +230,156 @@ func (cc *closureCompiler) num(n ast.Node) numFn {
 	return nil
 }
 
+// arith compiles + - * / ** ^ whose result is a float. With an int
+// operand, the VM converts it to float64 first; a dynamic operand (int or
+// float) converts the same way, but only when the other operand is surely
+// a float (or the operator always gives a float), since int op int would
+// stay in integer arithmetic.
+func (cc *closureCompiler) arith(x *ast.BinaryNode) numFn {
+	switch x.Operator {
+	case "/", "**", "^":
+	case "+", "-", "*":
+		if !isFloat(x.Left) && !isFloat(x.Right) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	a, b := cc.num(x.Left), cc.num(x.Right)
+	if a == nil || b == nil {
+		return nil
+	}
+	switch x.Operator {
+	case "+":
+		return func(e *runtime.Env) float64 { return a(e) + b(e) }
+	case "-":
+		return func(e *runtime.Env) float64 { return a(e) - b(e) }
+	case "*":
+		return func(e *runtime.Env) float64 { return a(e) * b(e) }
+	case "/":
+		return func(e *runtime.Env) float64 { return a(e) / b(e) }
+	default: // "**", "^"
+		return func(e *runtime.Env) float64 { return math.Pow(a(e), b(e)) }
+	}
+}
+
+// integer compiles a node of static type int whose value is surely an int.
+func (cc *closureCompiler) integer(n ast.Node) intFn {
+	if !isInt(n) || dynamicNum(n) {
+		return nil
+	}
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		v := x.Value
+		return func(*runtime.Env) int { return v }
+	case *ast.ConstantNode:
+		if v, ok := x.Value.(int); ok {
+			return func(*runtime.Env) int { return v }
+		}
+	case *ast.MemberNode:
+		return intFields[path(x)]
+	case *ast.UnaryNode:
+		a := cc.integer(x.Node)
+		if a == nil {
+			return nil
+		}
+		switch x.Operator {
+		case "-":
+			return func(e *runtime.Env) int { return -a(e) }
+		case "+":
+			return a
+		}
+	case *ast.BinaryNode:
+		a, b := cc.integer(x.Left), cc.integer(x.Right)
+		if a == nil || b == nil {
+			return nil
+		}
+		switch x.Operator {
+		case "+":
+			return func(e *runtime.Env) int { return a(e) + b(e) }
+		case "-":
+			return func(e *runtime.Env) int { return a(e) - b(e) }
+		case "*":
+			return func(e *runtime.Env) int { return a(e) * b(e) }
+		case "%":
+			return func(e *runtime.Env) int {
+				d := b(e)
+				if d == 0 {
+					cc.fail(errors.New("integer divide by zero"))
+				}
+				return a(e) % d
+			}
+		}
+	case *ast.ConditionalNode:
+		c, a, b := cc.cond(x.Cond), cc.integer(x.Exp1), cc.integer(x.Exp2)
+		if c == nil || a == nil || b == nil {
+			return nil
+		}
+		return func(e *runtime.Env) int {
+			if c(e) {
+				return a(e)
+			}
+			return b(e)
+		}
+	case *ast.BuiltinNode:
+		switch x.Name {
+		case "abs":
+			if len(x.Arguments) != 1 {
+				return nil
+			}
+			a := cc.integer(x.Arguments[0])
+			if a == nil {
+				return nil
+			}
+			return func(e *runtime.Env) int {
+				if v := a(e); v < 0 {
+					return -v
+				} else {
+					return v
+				}
+			}
+		case "int":
+			if len(x.Arguments) != 1 {
+				return nil
+			}
+			arg := x.Arguments[0]
+			if isFloat(arg) {
+				a := cc.num(arg)
+				if a == nil {
+					return nil
+				}
+				return func(e *runtime.Env) int { return int(a(e)) }
+			}
+			return cc.integer(arg)
+		case "min", "max":
+			args := make([]intFn, len(x.Arguments))
+			for i, a := range x.Arguments {
+				if args[i] = cc.integer(a); args[i] == nil {
+					return nil
+				}
+			}
+			if len(args) == 0 {
+				return nil
+			}
+			less := x.Name == "min"
+			return func(e *runtime.Env) int {
+				best := args[0](e)
+				for _, a := range args[1:] {
+					if v := a(e); (less && v < best) || (!less && v > best) {
+						best = v
+					}
+				}
+				return best
+			}
+		}
+	}
+	return nil
+}
+
 func (cc *closureCompiler) builtin(x *ast.BuiltinNode) numFn {
+	if x.Name == "min" || x.Name == "max" {
+		return cc.minMax(x)
+	}
 	args := make([]numFn, len(x.Arguments))
 	for i, a := range x.Arguments {
 		if args[i] = cc.num(a); args[i] == nil {
@@ -192,34 +395,89 @@ func (cc *closureCompiler) builtin(x *ast.BuiltinNode) numFn {
 	}
 	switch x.Name {
 	case "abs":
-		return one(math.Abs)
+		if len(x.Arguments) != 1 || !isFloat(x.Arguments[0]) {
+			return nil // int or dynamic: abs keeps the type
+		}
+		// Not math.Abs: the VM returns -0 and NaN as they are.
+		return one(func(v float64) float64 {
+			if v < 0 {
+				return -v
+			}
+			return v
+		})
 	case "ceil":
 		return one(math.Ceil)
 	case "floor":
 		return one(math.Floor)
 	case "round":
 		return one(math.Round)
-	case "int":
-		return one(math.Trunc)
 	case "float":
 		return one(func(v float64) float64 { return v })
-	case "min", "max":
-		if len(args) < 1 {
-			return nil
-		}
-		less := x.Name == "min"
-		return func(e *runtime.Env) float64 {
-			best := args[0](e)
-			for _, a := range args[1:] {
-				v := a(e)
-				if (less && v < best) || (!less && v > best) {
-					best = v
-				}
-			}
-			return best
-		}
 	}
 	return nil
+}
+
+// minMax compiles min and max of mixed int and float arguments. As in the
+// VM, each argument keeps its type, two ints compare as ints, an int and a
+// float as floats, and the winner is returned as it is (here converted to
+// float64, as the VM's result is).
+func (cc *closureCompiler) minMax(x *ast.BuiltinNode) numFn {
+	n := len(x.Arguments)
+	if n == 0 {
+		return nil
+	}
+	ints := make([]intFn, n)
+	floats := make([]numFn, n)
+	for i, a := range x.Arguments {
+		switch {
+		case isFloat(a):
+			floats[i] = cc.num(a)
+		case isInt(a) && !dynamicNum(a):
+			ints[i] = cc.integer(a)
+		}
+		if ints[i] == nil && floats[i] == nil {
+			return nil
+		}
+	}
+	isMin := x.Name == "min"
+	return func(e *runtime.Env) float64 {
+		var bi int
+		var bf float64
+		bInt := ints[0] != nil
+		if bInt {
+			bi = ints[0](e)
+		} else {
+			bf = floats[0](e)
+		}
+		for k := 1; k < n; k++ {
+			var vi int
+			var vf float64
+			vInt := ints[k] != nil
+			if vInt {
+				vi = ints[k](e)
+			} else {
+				vf = floats[k](e)
+			}
+			var less, more bool // best < v, best > v
+			switch {
+			case bInt && vInt:
+				less, more = bi < vi, bi > vi
+			case bInt:
+				less, more = float64(bi) < vf, float64(bi) > vf
+			case vInt:
+				less, more = bf < float64(vi), bf > float64(vi)
+			default:
+				less, more = bf < vf, bf > vf
+			}
+			if (isMin && more) || (!isMin && less) {
+				bi, bf, bInt = vi, vf, vInt
+			}
+		}
+		if bInt {
+			return float64(bi)
+		}
+		return bf
+	}
 }
 
 func (cc *closureCompiler) cond(n ast.Node) boolFn {
@@ -230,6 +488,10 @@ func (cc *closureCompiler) cond(n ast.Node) boolFn {
 	case *ast.BoolNode:
 		v := x.Value
 		return func(*runtime.Env) bool { return v }
+	case *ast.ConstantNode:
+		if v, ok := x.Value.(bool); ok {
+			return func(*runtime.Env) bool { return v }
+		}
 	case *ast.IdentifierNode:
 		return boolFields[x.Value]
 	case *ast.UnaryNode:
@@ -272,10 +534,20 @@ func (cc *closureCompiler) cond(n ast.Node) boolFn {
 				return func(e *runtime.Env) bool { return a(e) != b(e) }
 			}
 		}
-		a, b := cc.num(x.Left), cc.num(x.Right)
-		if a == nil || b == nil {
-			return nil
-		}
+		return cc.compare(x)
+	}
+	return nil
+}
+
+// compare compiles a numeric comparison: in ints when both sides are ints,
+// as the VM does, else in floats when one side is surely a float.
+func (cc *closureCompiler) compare(x *ast.BinaryNode) boolFn {
+	switch x.Operator {
+	case "<", "<=", ">", ">=", "==", "!=":
+	default:
+		return nil
+	}
+	if a, b := cc.integer(x.Left), cc.integer(x.Right); a != nil && b != nil {
 		switch x.Operator {
 		case "<":
 			return func(e *runtime.Env) bool { return a(e) < b(e) }
@@ -287,9 +559,29 @@ func (cc *closureCompiler) cond(n ast.Node) boolFn {
 			return func(e *runtime.Env) bool { return a(e) >= b(e) }
 		case "==":
 			return func(e *runtime.Env) bool { return a(e) == b(e) }
-		case "!=":
+		default:
 			return func(e *runtime.Env) bool { return a(e) != b(e) }
 		}
 	}
-	return nil
+	if !isFloat(x.Left) && !isFloat(x.Right) {
+		return nil
+	}
+	a, b := cc.num(x.Left), cc.num(x.Right)
+	if a == nil || b == nil {
+		return nil
+	}
+	switch x.Operator {
+	case "<":
+		return func(e *runtime.Env) bool { return a(e) < b(e) }
+	case "<=":
+		return func(e *runtime.Env) bool { return a(e) <= b(e) }
+	case ">":
+		return func(e *runtime.Env) bool { return a(e) > b(e) }
+	case ">=":
+		return func(e *runtime.Env) bool { return a(e) >= b(e) }
+	case "==":
+		return func(e *runtime.Env) bool { return a(e) == b(e) }
+	default:
+		return func(e *runtime.Env) bool { return a(e) != b(e) }
+	}
 }

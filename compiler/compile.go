@@ -71,13 +71,18 @@ type compiler struct {
 	root    *module
 	modules map[string]*module // by canonical path
 	loading map[string]bool
+	stack   []*module // files being loaded, the importer of each next
 
-	decls  map[string]map[string]*decl // kind → name → declaration
-	params map[string]*param
+	decls     map[string]map[string]*decl // kind → name → declaration
+	params    map[string]*param
+	badParams map[string]bool // params whose declaration is in error
+	silenced  int             // errors not reported because they echo one that is
 
 	exprs   map[*lang.Stmt]*runtime.Expr // compiled once per statement
 	used    map[string]bool              // params referenced
 	guesses map[*lang.Block][]string     // fields taken for misspellings, per block
+	cycles  map[string]bool              // `from` cycles reported, by kind and members
+	inline  map[*lang.Stmt]*decl         // inline declarations in experiments
 }
 
 // module is one loaded file.
@@ -87,6 +92,25 @@ type module struct {
 	dir     string // for relative paths; "" for stdlib
 	file    *lang.File
 	std     bool
+	// importedBy holds the files that import this one, directly or not,
+	// through the import chain it was first loaded by.
+	importedBy map[*module]bool
+	imports    []*module // direct imports
+}
+
+// addImporters records that the files in by import m and all it imports.
+func (c *compiler) addImporters(m *module, by []*module) {
+	fresh := false
+	for _, b := range by {
+		if b != m && !m.importedBy[b] {
+			m.importedBy[b], fresh = true, true
+		}
+	}
+	if fresh {
+		for _, dep := range m.imports {
+			c.addImporters(dep, by)
+		}
+	}
 }
 
 // decl is a named top-level declaration.
@@ -95,6 +119,9 @@ type decl struct {
 	name string
 	stmt *lang.Stmt
 	mod  *module
+	// inline is an anonymous declaration written in an experiment,
+	// `machine { ... }`; name is then the experiment's.
+	inline bool
 }
 
 func newCompiler(opts Options) *compiler {
@@ -102,15 +129,18 @@ func newCompiler(opts Options) *compiler {
 		opts.ReadFile = os.ReadFile
 	}
 	return &compiler{
-		opts:    opts,
-		sources: lang.Sources{},
-		modules: map[string]*module{},
-		loading: map[string]bool{},
-		decls:   map[string]map[string]*decl{},
-		params:  map[string]*param{},
-		exprs:   map[*lang.Stmt]*runtime.Expr{},
-		used:    map[string]bool{},
-		guesses: map[*lang.Block][]string{},
+		opts:      opts,
+		sources:   lang.Sources{},
+		modules:   map[string]*module{},
+		loading:   map[string]bool{},
+		decls:     map[string]map[string]*decl{},
+		params:    map[string]*param{},
+		badParams: map[string]bool{},
+		exprs:     map[*lang.Stmt]*runtime.Expr{},
+		used:      map[string]bool{},
+		guesses:   map[*lang.Block][]string{},
+		cycles:    map[string]bool{},
+		inline:    map[*lang.Stmt]*decl{},
 	}
 }
 
@@ -136,14 +166,26 @@ func unwrapPathErr(err error) error {
 }
 
 func (c *compiler) parseModule(canon, display, dir string, src []byte, std bool) *module {
-	m := &module{path: canon, display: display, dir: dir, std: std}
+	m := &module{path: canon, display: display, dir: dir, std: std, importedBy: map[*module]bool{}}
+	for _, anc := range c.stack {
+		m.importedBy[anc] = true
+	}
 	c.modules[canon] = m
 	c.sources[display] = src
 	f, diags := lang.Parse(display, src)
 	c.diags = append(c.diags, diags...)
 	m.file = f
+	for _, b := range f.Broken {
+		if b.Keyword == "param" {
+			c.badParams[b.Name] = true // its uses would only echo the syntax error
+		}
+	}
 	c.loading[canon] = true
-	defer delete(c.loading, canon)
+	c.stack = append(c.stack, m)
+	defer func() {
+		delete(c.loading, canon)
+		c.stack = c.stack[:len(c.stack)-1]
+	}()
 	for _, s := range f.Stmts {
 		c.declare(m, s)
 	}
@@ -168,8 +210,14 @@ func (c *compiler) declare(m *module, s *lang.Stmt) {
 			if len(s.Args) > 0 {
 				r = s.Args[0].Range()
 			}
-			c.diags.Errorf(r, "%s needs a name", s.Key.Name).
+			d := c.diags.Errorf(r, "%s needs a name", s.Key.Name).
 				With("Write `%s NAME { ... }`, where NAME is a word such as `%s`.", s.Key.Name, exampleName(s.Key.Name))
+			if len(s.Args) > 0 {
+				if str, ok := s.Args[0].(*lang.String); ok && isWord(str.Value) {
+					d.Summary = fmt.Sprintf("a %s name is a word, not a string", s.Key.Name)
+					d.DidYouMean(str.Value)
+				}
+			}
 			return
 		}
 		if s.Body == nil {
@@ -182,9 +230,21 @@ func (c *compiler) declare(m *module, s *lang.Stmt) {
 			c.decls[kind] = map[string]*decl{}
 		}
 		if prev, dup := c.decls[kind][id.Name]; dup {
-			c.diags.Errorf(id.R, "%s `%s` is declared twice", kind, id.Name).
+			at, first, std := id.R, prev.stmt.Args[0].Range(), prev.mod
+			if m.std && !prev.mod.std {
+				// A standard module imported after the user's declaration:
+				// point at the user's, which is the one to rename.
+				at, first, std = first, at, m
+			}
+			d := c.diags.Errorf(at, "%s `%s` is declared twice", kind, id.Name).
 				With("Rename one of them; names of each kind must be unique across a file and its imports.").
-				Note(prev.stmt.Args[0].Range(), "first declared here")
+				Note(first, "first declared here")
+			if std.std {
+				d.With("Rename yours, e.g. `%s my_%s from %s { ... }` to start from the standard one in %s.", kind, id.Name, id.Name, std.display)
+				if m.std {
+					d.Notes[0].Message = "also declared here"
+				}
+			}
 			return
 		}
 		c.decls[kind][id.Name] = &decl{kind: kind, name: id.Name, stmt: s, mod: m}
@@ -197,6 +257,16 @@ func (c *compiler) declare(m *module, s *lang.Stmt) {
 			d.With("`%s` belongs inside a %s block.", s.Key.Name, where)
 		}
 	}
+}
+
+// isWord reports whether s could be written as an identifier.
+func isWord(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func exampleName(kind string) string {
@@ -213,15 +283,19 @@ func exampleName(kind string) string {
 
 // importStmt loads `import "std/NAME"` or `import "relative/file.pwr"`.
 func (c *compiler) importStmt(m *module, s *lang.Stmt) {
-	if len(s.Args) != 1 {
-		c.diags.Errorf(s.Range, "import needs one path in quotes").With("Write `import \"std/policies\"` or `import \"common.pwr\"`.")
+	if len(s.Args) == 0 {
+		c.diags.Errorf(s.Key.R, "import needs a path in quotes").With("Write `import \"std/policies\"` or `import \"common.pwr\"`.")
 		return
 	}
-	str, ok := s.Args[0].(*lang.String)
-	if !ok {
-		c.diags.Errorf(s.Args[0].Range(), "import path must be a string in quotes").With("Write `import \"%s\"`.", s.Args[0].Text())
+	if _, ok := s.Args[0].(*lang.String); !ok || len(s.Args) > 1 {
+		r := s.Args[0].Range().Cover(s.Args[len(s.Args)-1].Range())
+		d := c.diags.Errorf(r, "import needs one path in quotes").With("Write `import \"std/policies\"` or `import \"common.pwr\"`; import each file on its own line.")
+		if !ok {
+			d.DidYouMean(`"` + c.file(s).Sub(r) + `"`)
+		}
 		return
 	}
+	str := s.Args[0].(*lang.String)
 	p := str.Value
 	var canon, display, dir string
 	var src []byte
@@ -249,20 +323,35 @@ func (c *compiler) importStmt(m *module, s *lang.Stmt) {
 		if c.modules[canon] == nil && !c.loading[canon] {
 			b, err := c.opts.ReadFile(full)
 			if err != nil {
-				c.diags.Errorf(str.R, "cannot import %q: %v", p, unwrapPathErr(err))
+				d := c.diags.Errorf(str.R, "cannot import %q: %v", p, unwrapPathErr(err))
+				if !filepath.IsAbs(p) {
+					d.With("Looked for %s: a relative import is read from the importing file's directory.", full)
+				}
 				return
 			}
 			src = b
 		}
 	}
 	if c.loading[canon] {
-		c.diags.Errorf(str.R, "import cycle: %q imports itself, directly or through other files", p)
+		var names []string
+		for i := len(c.stack) - 1; i >= 0; i-- {
+			names = append([]string{c.stack[i].display}, names...)
+			if c.stack[i].path == canon {
+				break
+			}
+		}
+		names = append(names, display)
+		c.diags.Errorf(str.R, "import cycle: %s", strings.Join(names, " → ")).
+			With("Files cannot import each other; move what they share into a third file that both import.")
 		return
 	}
-	if c.modules[canon] != nil {
-		return // already loaded (a diamond is fine)
+	if dep := c.modules[canon]; dep != nil {
+		// Already loaded (a diamond is fine): m and its importers import it too.
+		m.imports = append(m.imports, dep)
+		c.addImporters(dep, c.stack)
+		return
 	}
-	c.parseModule(canon, display, dir, src, std)
+	m.imports = append(m.imports, c.parseModule(canon, display, dir, src, std))
 }
 
 func (c *compiler) incomplete() bool {
@@ -300,10 +389,13 @@ func (c *compiler) lookup(kind, name string, r lang.Range) *decl {
 	for n := range c.decls[kind] {
 		names = append(names, n)
 	}
+	sortStrings(names)
 	d := c.diags.Errorf(r, "unknown %s `%s`", kind, name)
 	if sug := lang.Suggest(name, names); sug != "" {
 		d.DidYouMean(sug)
-		d.With("There is no %s named `%s` in this file or its imports.", kind, name)
+		if len(names) <= 12 {
+			d.With("%s in scope: %s.", capitalize(plural(kind)), strings.Join(names, ", "))
+		}
 		return nil
 	}
 	// Perhaps it lives in a standard module that is not imported.
@@ -325,12 +417,25 @@ func (c *compiler) lookup(kind, name string, r lang.Range) *decl {
 		return nil
 	}
 	if len(names) > 0 {
-		sortStrings(names)
-		d.With("Declare it with `%s %s { ... }`; %ss in scope: %s.", kind, name, kind, strings.Join(names, ", "))
+		d.With("Declare it with `%s %s { ... }`; %s in scope: %s.", kind, name, plural(kind), strings.Join(names, ", "))
 	} else {
 		d.With("Declare it with `%s %s { ... }`, or import a module that does.", kind, name)
 	}
 	return nil
+}
+
+func plural(kind string) string {
+	if kind == "policy" {
+		return "policies"
+	}
+	return kind + "s"
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (c *compiler) kindOf(name string) string {

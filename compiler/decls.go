@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -52,8 +53,7 @@ func (c *compiler) chain(d *decl) ([]*decl, bool) {
 			return nil, false
 		}
 		if seen[bd] {
-			c.diags.Errorf(base.R, "%s `%s` extends itself through `%s`", d.kind, d.name, base.Name).
-				With("Break the cycle of `from` clauses.")
+			c.fromCycle(out, bd)
 			return nil, false
 		}
 		seen[bd] = true
@@ -66,7 +66,67 @@ func (c *compiler) chain(d *decl) ([]*decl, bool) {
 	return out, true
 }
 
-func what(d *decl) string { return fmt.Sprintf("%s `%s`", d.kind, d.name) }
+// fromCycle reports a cycle of `from` clauses once, however many of its
+// declarations are compiled: chain holds the declarations followed so far
+// and bd, the one met again, starts the cycle.
+func (c *compiler) fromCycle(chain []*decl, bd *decl) {
+	i := 0
+	for chain[i] != bd {
+		i++
+	}
+	cyc := chain[i:]
+	// Start the cycle at the declaration written first, so the report does
+	// not depend on which member was compiled first.
+	first := 0
+	for j, x := range cyc {
+		if declBefore(x, cyc[first]) {
+			first = j
+		}
+	}
+	cyc = append(cyc[first:len(cyc):len(cyc)], cyc[:first]...)
+	names := make([]string, 0, len(cyc)+1)
+	for _, x := range cyc {
+		names = append(names, x.name)
+	}
+	key := bd.kind + " " + strings.Join(sortedCopy(names), " ")
+	if c.cycles[key] {
+		return
+	}
+	c.cycles[key] = true
+	at := cyc[0].stmt.Args[2].Range()
+	if len(cyc) == 1 {
+		c.diags.Errorf(at, "%s `%s` extends itself", bd.kind, bd.name).With("Remove `from %s`.", bd.name)
+		return
+	}
+	names = append(names, names[0])
+	d := c.diags.Errorf(at, "cycle of `from` clauses: %s", strings.Join(quoteAll(names), " → ")).
+		With("A %s cannot extend itself, directly or through others; remove one of these `from` clauses.", bd.kind)
+	for _, x := range cyc[1:] {
+		d.Note(x.stmt.Args[2].Range(), "`%s` extends `%s`", x.name, x.stmt.Args[2].Text())
+	}
+}
+
+func declBefore(a, b *decl) bool {
+	if a.stmt.Range.File != b.stmt.Range.File {
+		return a.stmt.Range.File < b.stmt.Range.File
+	}
+	return a.stmt.Range.Start.Offset < b.stmt.Range.Start.Offset
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sortStrings(out)
+	return out
+}
+
+// what names a declaration in messages: "machine `mistral`", or for an
+// inline declaration "the machine of experiment `billing`".
+func what(d *decl) string {
+	if d.inline {
+		return fmt.Sprintf("the %s of experiment `%s`", d.kind, d.name)
+	}
+	return fmt.Sprintf("%s `%s`", d.kind, d.name)
+}
 
 // machine compiles a machine declaration under binding b.
 func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
@@ -75,13 +135,14 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 		return runtime.Machine{}, false
 	}
 	m := runtime.Machine{Name: d.name, Cores: 1}
-	var nodesSet, idleSet, busySet, bootSet, shutSet bool
-	before := len(c.diags)
+	var nodesSet, idleSet, busySet, bootSet, shutSet, badPower bool
+	var powerBlocks []*lang.Block
+	before := c.errs()
 	for _, cd := range chain {
 		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
 			{name: "nodes", usage: "nodes 128` or `nodes auto", decode: func(s *lang.Stmt) {
 				nodesSet = true
-				if !c.args(s, 1, 1, "nodes 128` (or `nodes auto` to take the trace's size") {
+				if !c.args(s, 1, 1, "nodes 128` or `nodes auto") {
 					return
 				}
 				if id, ok := c.val(s.Args[0], b).(*lang.Ident); ok && id.Name == "auto" {
@@ -103,8 +164,10 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 				if len(s.Args) > 0 || s.Body == nil {
 					c.diags.Errorf(s.Range, "`power` takes a block of node powers").
 						With("Write `power { off 0 W; idle 70 W; busy 260 W }`.")
+					badPower = true
 					return
 				}
+				powerBlocks = append(powerBlocks, s.Body)
 				watt := func(dst *float64, set *bool) func(*lang.Stmt) {
 					return func(s *lang.Stmt) {
 						if set != nil {
@@ -169,10 +232,19 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 		return false
 	}
 	if !nodesSet && !guessed("nodes") {
-		c.diags.Errorf(name, "machine `%s` needs `nodes`", d.name).With("Add `nodes 128` (or `nodes auto` to take the trace's size).")
+		c.diags.Errorf(name, "%s needs `nodes`", what(d)).With("Add `nodes 128` (or `nodes auto` to take the trace's size).")
 	}
-	if (!idleSet || !busySet) && !guessed("power") {
-		c.diags.Errorf(name, "machine `%s` needs idle and busy node power", d.name).
+	for _, pb := range powerBlocks {
+		badPower = badPower || c.guessed(pb, "idle") || c.guessed(pb, "busy")
+	}
+	if (!idleSet || !busySet) && !guessed("power") && !badPower {
+		missing := "idle and busy node power"
+		if idleSet {
+			missing = "busy node power"
+		} else if busySet {
+			missing = "idle node power"
+		}
+		c.diags.Errorf(name, "%s needs %s", what(d), missing).
 			With("Add `power { idle 70 W; busy 260 W }` (off defaults to 0 W).")
 	}
 	if !bootSet {
@@ -181,7 +253,14 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 	if !shutSet {
 		m.Power.Shutdown = m.Power.Idle
 	}
-	return m, len(c.diags) == before
+	return m, c.errs() == before
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var weekdays = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
@@ -193,28 +272,43 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 		return runtime.Contract{}, false
 	}
 	k := runtime.Contract{Name: d.name}
-	var flatAt, baseAt, hourlyAt *lang.Stmt
+	// Where each pricing field is written, valid or not: a bad value is
+	// reported on its own and must not also make the contract "priceless".
+	var flatAt, baseAt, hourlyAt, peakAt *lang.Stmt
 	var peaks []*lang.Stmt
-	var peaksFrom *decl
-	currencies := map[string]lang.Range{}
+	var peaksFrom, peakOwner *decl
+	type currency struct {
+		cur string
+		at  lang.Range
+	}
+	var currencies []currency // in the order the prices are read
 	price := func(v lang.Value, field string) (float64, bool) {
 		p, cur, ok := c.quantity(v, b, lang.Price, field)
 		if ok && cur != "" {
-			currencies[cur] = c.val(v, b).Range()
+			at := v.Range()
+			if n, isNum := c.val(v, b).(*lang.Number); isNum && n.UnitRange.Valid() {
+				at = n.UnitRange
+			}
+			currencies = append(currencies, currency{cur, at})
 		}
 		return p, ok
 	}
-	before := len(c.diags)
+	before := c.errs()
 	for _, cd := range chain {
+		prev := [4]*lang.Stmt{flatAt, hourlyAt, peakAt, baseAt}
 		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
 			{name: "flat", usage: "flat 0.145 EUR/kWh", decode: func(s *lang.Stmt) {
+				flatAt = s
 				if c.args(s, 1, 1, "flat 0.145 EUR/kWh") {
 					if p, ok := price(s.Args[0], "flat"); ok {
-						k.Price, flatAt = p, s
+						k.Price = p
 					}
 				}
 			}},
 			{name: "peak", usage: "peak 06:00..22:00 at 0.16675 EUR/kWh", repeat: true, decode: func(s *lang.Stmt) {
+				if peakOwner != cd {
+					peakAt, peakOwner = s, cd
+				}
 				if w, p, ok := c.peakWindow(s, b, price); ok {
 					if peaksFrom != cd { // a derived contract's windows replace its base's
 						k.Peak, peaks, peaksFrom = nil, nil, cd
@@ -231,13 +325,15 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				}
 			}},
 			{name: "otherwise", usage: "otherwise 0.10 EUR/kWh", decode: func(s *lang.Stmt) {
+				baseAt = s
 				if c.args(s, 1, 1, "otherwise 0.10 EUR/kWh") {
 					if p, ok := price(s.Args[0], "otherwise"); ok {
-						k.BasePrice, baseAt = p, s
+						k.BasePrice = p
 					}
 				}
 			}},
 			{name: "hourly", usage: "hourly \"prices.csv\"", decode: func(s *lang.Stmt) {
+				hourlyAt = s
 				if !c.args(s, 1, 1, `hourly "prices.csv"`) {
 					return
 				}
@@ -245,9 +341,9 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				if !ok {
 					return
 				}
-				k.Prices, hourlyAt = c.path(str), s
+				k.Prices = c.path(str)
 				if strings.TrimSpace(str.Value) == "" && b != nil { // only a run needs the file
-					d := c.diags.Errorf(s.Args[0].Range(), "no price file for contract `%s`", d.name)
+					d := c.diags.Errorf(s.Args[0].Range(), "no price file for %s", what(d))
 					if id, ok := s.Args[0].(*lang.Ident); ok && c.params[id.Name] != nil {
 						d.With("Set it: `param %s = \"path/T1.csv\"` in your scenario, or --set %s=path/T1.csv.", id.Name, id.Name)
 					}
@@ -263,68 +359,131 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				})
 			}},
 		})
+		// A derived contract with a pricing scheme of its own replaces its
+		// base's: `contract spot from basepeak { hourly "T1.csv" }`.
+		own := map[string]bool{"flat": flatAt != prev[0], "hourly": hourlyAt != prev[1], "basepeak": peakAt != prev[2] || baseAt != prev[3]}
+		if n := btoi(own["flat"]) + btoi(own["hourly"]) + btoi(own["basepeak"]); n == 1 {
+			if !own["flat"] {
+				flatAt = nil
+			}
+			if !own["hourly"] {
+				hourlyAt = nil
+			}
+			if !own["basepeak"] {
+				peakAt, baseAt, k.Peak, peaks, peaksFrom, peakOwner = nil, nil, nil, nil, nil, nil
+			}
+		}
 	}
 	name := d.stmt.Args[0].Range()
+	guessed := func(fields ...string) bool {
+		for _, cd := range chain {
+			for _, f := range fields {
+				if c.guessed(cd.stmt.Body, f) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	schemes := 0
 	for _, s := range []*lang.Stmt{flatAt, hourlyAt} {
 		if s != nil {
 			schemes++
 		}
 	}
-	if len(peaks) > 0 || baseAt != nil {
+	if peakAt != nil || baseAt != nil {
 		schemes++
 	}
 	switch {
+	case schemes == 0 && guessed("flat", "peak", "otherwise", "hourly"):
+		// A misspelled pricing field is reported already.
 	case schemes == 0:
-		c.diags.Errorf(name, "contract `%s` has no price", d.name).
+		c.diags.Errorf(name, "%s has no price", what(d)).
 			With("Add `flat 0.145 EUR/kWh`, a base/peak pair (`peak 06:00..22:00 at ...` and `otherwise ...`), or `hourly \"prices.csv\"`.")
 	case schemes > 1:
-		c.diags.Errorf(name, "contract `%s` mixes pricing schemes", d.name).
-			With("Use one of `flat`, `peak`/`otherwise` or `hourly`.")
+		var at []*lang.Stmt
+		for _, s := range []*lang.Stmt{flatAt, hourlyAt, peakAt, baseAt} {
+			if s != nil {
+				at = append(at, s)
+			}
+		}
+		sort.Slice(at, func(i, j int) bool { return stmtBefore(at[i], at[j]) })
+		second := at[1]
+		for _, s := range at[1:] {
+			if !(isBasePeak(s) && isBasePeak(at[0])) {
+				second = s
+				break
+			}
+		}
+		c.diags.Errorf(second.Key.R, "%s has two pricing schemes: `%s` and `%s`", what(d), at[0].Key.Name, second.Key.Name).
+			With("Use one of `flat`, `peak`/`otherwise` or `hourly`; to compare tariffs, declare one contract each and sweep them.").
+			Note(at[0].Key.R, "`%s` is here", at[0].Key.Name)
 	case flatAt != nil:
 		k.Kind = runtime.Flat
 	case hourlyAt != nil:
 		k.Kind = runtime.Hourly
 	default:
 		k.Kind = runtime.BasePeak
-		if len(peaks) == 0 {
-			c.diags.Errorf(baseAt.Range, "`otherwise` without a `peak` window").With("Add `peak 06:00..22:00 at 0.16675 EUR/kWh`.")
+		if peakAt == nil && !guessed("peak") {
+			c.diags.Errorf(baseAt.Key.R, "`otherwise` without a `peak` window").With("Add `peak 06:00..22:00 at 0.16675 EUR/kWh`.")
 		}
-		if baseAt == nil {
-			c.diags.Errorf(peaks[0].Range, "`peak` without an `otherwise` price").With("Add `otherwise 0.10 EUR/kWh` for the hours outside the peak windows.")
+		if baseAt == nil && !guessed("otherwise") {
+			c.diags.Errorf(peakAt.Key.R, "`peak` without an `otherwise` price").With("Add `otherwise 0.10 EUR/kWh` for the hours outside the peak windows.")
 		}
 	}
 	k.Currency = "EUR"
-	if len(currencies) > 1 {
-		c.diags.Errorf(name, "contract `%s` mixes currencies", d.name).With("Write all its prices in one currency.")
+	if len(currencies) > 0 {
+		k.Currency = currencies[0].cur
 	}
-	for cur := range currencies {
-		k.Currency = cur
+	for _, cu := range currencies[min(1, len(currencies)):] {
+		if cu.cur != currencies[0].cur {
+			c.diags.Errorf(cu.at, "%s mixes currencies: %s and %s", what(d), currencies[0].cur, cu.cur).
+				With("Write all its prices in one currency.").
+				Note(currencies[0].at, "a price in %s", currencies[0].cur)
+			break
+		}
 	}
-	return k, len(c.diags) == before
+	return k, c.errs() == before
 }
 
 // peakWindow reads `peak 06:00..22:00 [on mon..fri] at PRICE`.
 func (c *compiler) peakWindow(s *lang.Stmt, b binding, price func(lang.Value, string) (float64, bool)) (tariff.Window, float64, bool) {
-	usage := "peak 06:00..22:00 at 0.16675 EUR/kWh` (optionally `on mon..fri` before `at`"
+	const usage = "Write `peak 06:00..22:00 at 0.16675 EUR/kWh`, or with days, `peak 06:00..22:00 on mon..fri at 0.16675 EUR/kWh`."
 	a := s.Args
-	if len(a) < 5 {
-		c.args(s, 5, -1, usage)
+	if len(a) == 0 {
+		r := lang.Range{File: s.Key.R.File, Start: s.Key.R.End, End: s.Key.R.End}
+		c.diags.Errorf(r, "`peak` needs a window and a price").With("%s", usage)
 		return tariff.Window{}, 0, false
 	}
-	from, ok1 := c.val(a[0], b).(*lang.Clock)
-	to, ok3 := c.val(a[2], b).(*lang.Clock)
-	if !ok1 || a[1].Text() != ".." || !ok3 {
-		c.diags.Errorf(a[0].Range().Cover(a[2].Range()), "`peak` needs a window of times of day, like `06:00..22:00`").With("Write `%s`.", usage)
+	var from, to *lang.Clock
+	ok := len(a) >= 3 && a[1].Text() == ".."
+	if ok {
+		from, ok = c.val(a[0], b).(*lang.Clock)
+	}
+	if ok {
+		to, ok = c.val(a[2], b).(*lang.Clock)
+	}
+	if !ok {
+		r := a[0].Range().Cover(a[min(2, len(a)-1)].Range())
+		c.diags.Errorf(r, "`peak` needs a window of times of day, like `06:00..22:00`").With("%s", usage)
 		return tariff.Window{}, 0, false
 	}
+	if from.Invalid || to.Invalid {
+		return tariff.Window{}, 0, false // reported by the parser
+	}
+	window := a[0].Range().Cover(a[2].Range())
 	if from.Seconds == to.Seconds {
-		c.diags.Errorf(a[0].Range().Cover(a[2].Range()), "empty peak window `%s..%s`", from.Src, to.Src)
+		c.diags.Errorf(window, "empty peak window `%s..%s`", from.Src, to.Src).
+			With("A window from a time to the same time holds no hours; for a whole day write `00:00..24:00`.")
+		return tariff.Window{}, 0, false
+	}
+	if from.Seconds == 86400 {
+		c.diags.Errorf(from.R, "a peak window cannot start at 24:00").With("Write `00:00..%s`.", to.Src)
 		return tariff.Window{}, 0, false
 	}
 	w := tariff.Window{From: from.Seconds, To: to.Seconds}
 	if err := w.Validate(); err != nil {
-		c.diags.Errorf(a[0].Range().Cover(a[2].Range()), "invalid peak window: %v", err)
+		c.diags.Errorf(window, "invalid peak window: %v", err)
 		return tariff.Window{}, 0, false
 	}
 	rest := a[3:]
@@ -341,13 +500,18 @@ func (c *compiler) peakWindow(s *lang.Stmt, b binding, price func(lang.Value, st
 		rest = rest[i:]
 	}
 	if len(rest) != 2 || rest[0].Text() != "at" {
-		r := a[len(a)-1].Range()
-		if len(rest) > 0 {
-			r = rest[0].Range().Cover(r)
-		}
-		d := c.diags.Errorf(r, "`peak` needs `at PRICE` after its window").With("Write `%s`.", usage)
-		if len(rest) > 0 {
-			if id, ok := rest[0].(*lang.Ident); ok {
+		switch {
+		case len(rest) == 0:
+			c.diags.Errorf(lang.Range{File: window.File, Start: window.End, End: window.End}, "`peak` needs `at PRICE` after its window").
+				With("%s", usage)
+		case len(rest) == 1 && isNumber(rest[0]):
+			c.diags.Errorf(rest[0].Range(), "missing `at` before the peak price").
+				DidYouMean("at "+rest[0].Text()).With("%s", usage)
+		default:
+			r := rest[0].Range().Cover(a[len(a)-1].Range())
+			d := c.diags.Errorf(r, "`peak` needs `at PRICE` after its window").With("%s", usage)
+			if id, ok := rest[0].(*lang.Ident); ok && len(rest) == 2 {
+				d.Range = id.R
 				d.DidYouMean(lang.Suggest(id.Name, []string{"at", "on"}))
 			}
 		}
@@ -356,6 +520,17 @@ func (c *compiler) peakWindow(s *lang.Stmt, b binding, price func(lang.Value, st
 	p, ok := price(rest[1], "peak")
 	return w, p, ok
 }
+
+func isBasePeak(s *lang.Stmt) bool { return s.Key.Name == "peak" || s.Key.Name == "otherwise" }
+
+func stmtBefore(a, b *lang.Stmt) bool {
+	if a.Range.File != b.Range.File {
+		return a.Range.File < b.Range.File
+	}
+	return a.Range.Start.Offset < b.Range.Start.Offset
+}
+
+func isNumber(v lang.Value) bool { _, ok := v.(*lang.Number); return ok }
 
 // days reads `mon..fri`, `sat` or `[sat, sun]` into a weekday mask.
 func (c *compiler) days(vs []lang.Value, at lang.Range) (uint8, bool) {
@@ -434,7 +609,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 		return runtime.Policy{}, false
 	}
 	p := runtime.Policy{Name: d.name, Depth: 1000}
-	before := len(c.diags)
+	before := c.errs()
 	rule := func(dst **runtime.Expr, kind exprKind) func(*lang.Stmt) {
 		return func(s *lang.Stmt) {
 			if e := c.ruleExpr(s, 0, kind); e != nil {
@@ -447,8 +622,8 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 			{name: "order", usage: "order job.submit", decode: rule(&p.Order, numExpr)},
 			{name: "priority", usage: "priority job.wait / job.walltime", decode: rule(&p.Priority, numExpr)},
 			{name: "admit", usage: "admit !peak || job.nodes <= 16", decode: rule(&p.Admit, boolExpr)},
-			{name: "backfill", usage: "backfill easy` (or `none`, `greedy depth 1000`", decode: func(s *lang.Stmt) {
-				if !c.args(s, 1, 3, "backfill easy` (or `none`, `greedy depth 1000`") {
+			{name: "backfill", usage: "backfill easy`, `backfill none` or `backfill greedy depth 1000", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 3, "backfill easy`, `backfill none` or `backfill greedy depth 1000") {
 					return
 				}
 				kind, ok := c.keyword(s.Args[0], "backfill", "none", "easy", "greedy")
@@ -495,7 +670,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 			}},
 		})
 	}
-	return p, len(c.diags) == before
+	return p, c.errs() == before
 }
 
 // workload compiles an experiment's `workload` statement.
@@ -509,7 +684,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 	if !ok {
 		return runtime.Workload{}, false
 	}
-	before := len(c.diags)
+	before := c.errs()
 	w := runtime.Workload{}
 	powerField := fieldSpec{name: "power", usage: "power 260 W per node", decode: func(s *lang.Stmt) {
 		if len(s.Args) != 3 || s.Args[1].Text() != "per" || s.Args[2].Text() != "node" {
@@ -611,5 +786,5 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			}},
 		})
 	}
-	return w, len(c.diags) == before
+	return w, c.errs() == before
 }

@@ -86,6 +86,7 @@ func (c *compiler) plan(only string) *runtime.Plan {
 			exps = append(exps, d)
 		}
 	}
+	declared := len(exps)
 	if only != "" {
 		var names []string
 		var keep []*decl
@@ -109,7 +110,9 @@ func (c *compiler) plan(only string) *runtime.Plan {
 		c.experiment(p, d)
 	}
 	// Run names must be unique across the plan: they name output files.
-	if len(p.Experiments) > 1 {
+	// They depend on the scenario only, not on --experiment, so that a
+	// run's files have the same name however it was selected.
+	if declared > 1 {
 		for _, r := range p.Runs {
 			if r.Name != r.Experiment {
 				r.Name = r.Experiment + "-" + r.Name
@@ -128,26 +131,38 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	var order []*lang.Stmt
 	fields := []fieldSpec{}
 	for _, f := range []string{"workload", "machine", "contract", "policy", "seed", "report"} {
-		fields = append(fields, fieldSpec{name: f, usage: f, decode: func(s *lang.Stmt) { record(s); order = append(order, s) }})
+		usage := map[string]string{"workload": `workload swf "trace.swf.gz"`, "machine": "machine mistral", "contract": "contract kunkel_fixed",
+			"policy": "policy [fcfs, easy] baseline easy", "seed": "seed 42", "report": "report cost, wait(q50, q90)"}[f]
+		fields = append(fields, fieldSpec{name: f, usage: usage, decode: func(s *lang.Stmt) { record(s); order = append(order, s) }})
 	}
 	c.decodeBlock(what(d), d.stmt.Body, fields)
 	name := d.stmt.Args[0].Range()
-	missing := false
+	var missing []string
+	guessedAny := false
 	for _, f := range sweepFields {
-		if stmts[f] == nil && !c.guessed(d.stmt.Body, f) {
-			missing = true
-			hint := map[string]string{
-				"workload": "`workload swf \"trace.swf.gz\"` or `workload synthetic { jobs 5000 }`",
-				"machine":  "`machine mistral` (from std/machines) or your own",
-				"contract": "`contract kunkel_fixed` (from std/kunkel) or your own",
-				"policy":   "`policy easy` (from std/policies) or a list to compare, `policy [fcfs, easy]`",
-			}[f]
-			c.diags.Errorf(name, "experiment `%s` needs a %s", d.name, f).With("Add %s.", hint)
-		} else if stmts[f] == nil {
-			missing = true
+		if stmts[f] == nil {
+			if c.guessed(d.stmt.Body, f) {
+				guessedAny = true // the misspelled field is reported already
+			} else {
+				missing = append(missing, f)
+			}
 		}
 	}
-	if missing {
+	if len(missing) > 0 {
+		hint := map[string]string{
+			"workload": "`workload synthetic { jobs 5000 }`",
+			"machine":  "`machine mistral` (from std/machines)",
+			"contract": "`contract kunkel_fixed` (from std/kunkel)",
+			"policy":   "`policy easy` (from std/policies)",
+		}
+		var hints []string
+		for _, f := range missing {
+			hints = append(hints, hint[f])
+		}
+		c.diags.Errorf(name, "experiment `%s` needs %s", d.name, andList(missing, "a ")).
+			With("Add %s, or your own.", andList(hints, ""))
+	}
+	if len(missing) > 0 || guessedAny {
 		return
 	}
 	exp := &runtime.Experiment{Name: d.name, Seed: 1, Report: DefaultReport}
@@ -159,7 +174,29 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	if s := stmts["report"]; s != nil {
 		exp.Report = c.report(s)
 	}
-	dims := c.dims(order)
+	dims, ok := c.dims(order)
+	if !ok {
+		return // a sweep without values has no runs; its error is reported
+	}
+	bad := false
+	for _, dm := range dims {
+		// Each value names runs, files and table rows: two the same would
+		// make them ambiguous.
+		seen := map[string]lang.Value{}
+		for _, v := range dm.values {
+			name := fileSafe(valueText(v))
+			if prev, dup := seen[name]; dup {
+				c.diags.Errorf(v.Range(), "swept values %s and %s both name runs `%s`", prev.Text(), v.Text(), name).
+					With("Each value of a sweep must have its own name; for files, the base name without .swf, .gz or .csv counts.").
+					Note(prev.Range(), "the first one")
+				bad = true
+			}
+			seen[name] = v
+		}
+	}
+	if bad {
+		return
+	}
 	for _, dm := range dims {
 		exp.Dims = append(exp.Dims, dm.name)
 		if dm.baseline != nil {
@@ -255,8 +292,9 @@ func (c *compiler) linkBaselines(p *runtime.Plan, exp *runtime.Experiment) {
 // dims finds the swept dimensions of an experiment, in the order they
 // appear: field lists, and list-valued params reachable from the
 // experiment through the declarations it names.
-func (c *compiler) dims(order []*lang.Stmt) []*dim {
+func (c *compiler) dims(order []*lang.Stmt) ([]*dim, bool) {
 	var out []*dim
+	empty := false
 	seenParam := map[string]bool{}
 	seenDecl := map[*decl]bool{}
 	var visitValue func(v lang.Value, field *lang.Stmt)
@@ -274,6 +312,10 @@ func (c *compiler) dims(order []*lang.Stmt) []*dim {
 				dm.values = append(dm.values, it[0])
 			}
 		}
+		if len(dm.values) == 0 || p.bad {
+			empty = true // reported where the param is declared or set
+			return
+		}
 		if field != nil {
 			dm.baseline = baselineOf(field)
 		}
@@ -286,10 +328,16 @@ func (c *compiler) dims(order []*lang.Stmt) []*dim {
 		seenDecl[d] = true
 		visitStmts([]*lang.Stmt{d.stmt})
 	}
+	visiting := map[*param]bool{}
 	visitValue = func(v lang.Value, field *lang.Stmt) {
 		switch v := v.(type) {
 		case *lang.Ident:
 			if p := c.params[v.Name]; p != nil {
+				if visiting[p] {
+					return // a param naming itself through a list
+				}
+				visiting[p] = true
+				defer delete(visiting, p)
 				if _, isList := p.value.(*lang.List); isList {
 					addParam(p, field)
 					for _, it := range p.value.(*lang.List).Items {
@@ -345,6 +393,11 @@ func (c *compiler) dims(order []*lang.Stmt) []*dim {
 		if s.Key.Name == "workload" {
 			vi = 1
 		}
+		if b := baselineOf(s); b != nil && vi < len(s.Args) && !c.sweeps(s.Args[vi]) {
+			c.diags.Errorf(s.Args[len(s.Args)-2].Range().Cover(b.R), "`baseline` needs a swept `%s`", s.Key.Name).
+				With("A baseline is one of several values compared: `%s [%s, other] baseline %s`.", s.Key.Name, s.Args[vi].Text(), b.Name)
+			empty = true
+		}
 		if vi < len(s.Args) {
 			if l, ok := s.Args[vi].(*lang.List); ok {
 				dm := &dim{name: s.Key.Name, key: "@" + s.Key.Name, at: l.R, baseline: baselineOf(s)}
@@ -357,7 +410,11 @@ func (c *compiler) dims(order []*lang.Stmt) []*dim {
 					dm.values = append(dm.values, it[0])
 				}
 				if len(dm.values) == 0 {
-					c.diags.Errorf(l.R, "`%s` sweeps an empty list", s.Key.Name)
+					if len(l.Items) == 0 {
+						c.diags.Errorf(l.R, "`%s` sweeps an empty list", s.Key.Name).
+							With("A list sweeps its values; give at least one, e.g. `%s [a, b]`.", s.Key.Name)
+					}
+					empty = true
 					continue
 				}
 				out = append(out, dm)
@@ -374,7 +431,27 @@ func (c *compiler) dims(order []*lang.Stmt) []*dim {
 			visitStmts(s.Body.Stmts)
 		}
 	}
-	return out
+	return out, !empty
+}
+
+// sweeps reports whether a field's value is a list, directly or through
+// params.
+func (c *compiler) sweeps(v lang.Value) bool {
+	for range 8 {
+		switch x := v.(type) {
+		case *lang.List:
+			return true
+		case *lang.Ident:
+			p := c.params[x.Name]
+			if p == nil {
+				return false
+			}
+			v = p.value
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // baselineOf returns NAME in a `... baseline NAME` suffix.
@@ -390,7 +467,7 @@ func baselineOf(s *lang.Stmt) *lang.Ident {
 
 // compileRun fills one run's workload, machine, contract and policy.
 func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b binding, seed uint64) bool {
-	before := len(c.diags)
+	before := c.errs()
 	ws := stmts["workload"]
 	if l, ok := b["@workload"]; ok {
 		ws = withArg(ws, 1, l)
@@ -399,10 +476,22 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	run.Workload = w
 	resolve := func(field string) (*decl, bool) {
 		s := stmts[field]
-		// `FIELD { ... }`: an inline, anonymous declaration.
-		if len(s.Args) == 0 && s.Body != nil {
-			fake := &lang.Stmt{Key: s.Key, Args: []lang.Value{&lang.Ident{Name: run.Experiment, R: s.Key.R}}, Body: s.Body, Range: s.Range}
-			return &decl{kind: field, name: run.Experiment, stmt: fake, mod: c.root}, true
+		// `FIELD { ... }` or `FIELD from BASE { ... }`: an inline, anonymous
+		// declaration. It is built once, so that it is checked once.
+		if s.Body != nil && (len(s.Args) == 0 || len(s.Args) == 2 && s.Args[0].Text() == "from") {
+			if d := c.inline[s]; d != nil {
+				return d, true
+			}
+			args := append([]lang.Value{&lang.Ident{Name: run.Experiment, R: s.Key.R}}, s.Args...)
+			fake := &lang.Stmt{Key: s.Key, Args: args, Body: s.Body, Range: s.Range}
+			d := &decl{kind: field, name: run.Experiment, stmt: fake, mod: c.root, inline: true}
+			c.inline[s] = d
+			return d, true
+		}
+		if s.Body != nil {
+			c.diags.Errorf(s.Body.Range, "a named %s takes no block here", field).
+				With("To adjust it for this experiment, write an inline %s: `%s from %s { ... }`.", field, field, s.Args[0].Text())
+			return nil, false
 		}
 		if base := baselineOf(s); base != nil && len(s.Args) != 3 {
 			c.diags.Errorf(s.Args[1].Range(), "unexpected `%s`", s.Args[1].Text()).With("Write `%s NAME` or `%s [A, B] baseline A`.", field, field)
@@ -416,6 +505,9 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 			v = item
 		}
 		use := v
+		if c.quiet(use) {
+			return nil, false
+		}
 		v = c.val(v, b)
 		id, ok := v.(*lang.Ident)
 		if !ok {
@@ -446,7 +538,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 			With("Machine `%s` takes its size from the trace (`nodes auto`); give it `nodes 128`.", run.Machine.Name)
 		return false
 	}
-	return okW && okM && okK && okP && len(c.diags) == before
+	return okW && okM && okK && okP && c.errs() == before
 }
 
 // withArg returns a copy of s with argument i replaced.
@@ -519,6 +611,18 @@ func (c *compiler) report(s *lang.Stmt) []string {
 		return DefaultReport
 	}
 	return out
+}
+
+// andList joins words as "a workload, a machine and a policy".
+func andList(words []string, article string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = article + w
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // fileSafe keeps run names usable as file names.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -183,9 +184,20 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 	switch {
 	case strings.HasPrefix(msg, "unknown name "):
 		name := strings.TrimPrefix(msg, "unknown name ")
+		rest := []rune(src)[min(fe.To, len([]rune(src))):]
+		if call := strings.HasPrefix(strings.TrimSpace(string(rest)), "("); call {
+			d.Summary = fmt.Sprintf("unknown function `%s` in rule", name)
+			d.Detail = "Functions: " + strings.Join(ruleFuncs, ", ") + "."
+			d.Suggest = lang.Suggest(name, ruleFuncs)
+			break
+		}
 		d.Summary = fmt.Sprintf("unknown name `%s` in rule", name)
 		d.Detail = "Rules can use " + strings.Join(quoteAll(envRoots), ", ") + " and expr's built-in functions."
 		d.Suggest = lang.Suggest(name, envRoots)
+		if c.params[name] != nil {
+			d.Detail = fmt.Sprintf("`%s` is a param, and rules cannot read params; write its value in the rule.", name)
+			d.Suggest = ""
+		}
 	case strings.Contains(msg, " has no field "):
 		i := strings.Index(msg, " has no field ")
 		field := msg[i+len(" has no field "):]
@@ -198,8 +210,74 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 	case strings.HasPrefix(msg, "unexpected token EOF"):
 		d.Summary = "incomplete rule: it ends too early"
 		d.Detail = "Something is missing at the end, such as an operand after an operator or a closing parenthesis."
+		if op := lastOperator(src); op != "" {
+			d.Summary = fmt.Sprintf("incomplete rule: `%s` needs something after it", op)
+			d.Detail = "Finish the rule, or remove the operator."
+		}
+	case strings.HasPrefix(msg, "unexpected token "):
+		tok := unexpectedToken.FindStringSubmatch(msg)
+		if tok == nil {
+			break
+		}
+		d.Summary = fmt.Sprintf("unexpected `%s` in rule", tok[2])
+		switch {
+		case tok[2] == "=":
+			d.Suggest = "=="
+			d.Detail = "Compare with `==`; a single `=` is not an operator in rules."
+		case tok[1] == "Number" || tok[1] == "Identifier" || tok[1] == "String":
+			d.Detail = "An operator is missing before it, such as `*`, `<` or `&&`."
+		}
+	case mismatched.MatchString(msg):
+		m := mismatched.FindStringSubmatch(msg)
+		d.Summary = fmt.Sprintf("`%s` cannot combine %s and %s", m[1], goTypeWord(m[2]), goTypeWord(m[3]))
+		switch m[1] {
+		case "&&", "||", "and", "or":
+			d.Detail = fmt.Sprintf("`%s` joins conditions; compare numbers to make one, e.g. `job.nodes > 4`.", m[1])
+		default:
+			d.Detail = "Arithmetic and comparisons take numbers; conditions combine with `&&`, `||` and `!`."
+		}
 	}
 	c.diags = append(c.diags, d)
+}
+
+var (
+	unexpectedToken = regexp.MustCompile(`^unexpected token (\w+)\("(.*)"\)`)
+	mismatched      = regexp.MustCompile(`^invalid operation: (\S+) \(mismatched types (\S+) and (\S+)\)`)
+)
+
+// ruleFuncs are the functions suggested for misspelled calls in rules:
+// the numeric built-ins the closure compiler covers, and common others.
+var ruleFuncs = []string{"abs", "ceil", "floor", "round", "min", "max", "int", "float", "len", "all", "any", "none", "filter", "map", "count", "sum", "mean", "median"}
+
+// goTypeWord names a Go type from an expr message as a rule author would.
+func goTypeWord(t string) string {
+	switch t {
+	case "int", "float64", "float", "int64", "uint", "float32":
+		return "a number"
+	case "bool":
+		return "a condition"
+	case "string":
+		return "a string"
+	case "nil":
+		return "nil"
+	}
+	return "a " + t
+}
+
+// lastOperator returns the operator a rule ends with, if any.
+func lastOperator(src string) string {
+	s := strings.TrimSpace(src)
+	for _, op := range []string{"&&", "||", "==", "!=", "<=", ">=", "**", "??", "+", "-", "*", "/", "%", "<", ">", "!", "?", ":", "^", "and", "or", "not"} {
+		if strings.HasSuffix(s, op) {
+			if len(op) > 1 && op[0] >= 'a' && op[0] <= 'z' { // a word: must stand alone
+				if len(s) > len(op) && s[len(s)-len(op)-1] != ' ' {
+					continue
+				}
+			}
+			return op
+		}
+	}
+	return ""
 }
 
 // rootBefore finds the environment root of the member access that ends

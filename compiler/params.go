@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pwrc/pwrc/lang"
 )
@@ -17,6 +18,7 @@ type param struct {
 	mod   *module
 	value lang.Value
 	set   bool // value came from --set
+	bad   bool // its value is in error (reported): uses stay quiet
 }
 
 // setFile is the pseudo file name of a --set value in diagnostics.
@@ -38,56 +40,99 @@ func (c *compiler) declareParam(m *module, s *lang.Stmt) {
 		if len(s.Args) > 1 {
 			r = s.Args[1].Range()
 		}
-		c.diags.Errorf(r, "param `%s` needs `= VALUE`", id.Name).With("%s", usage)
+		d := c.diags.Errorf(r, "param `%s` needs `= VALUE`", id.Name).With("%s", usage)
+		switch {
+		case len(s.Args) == 2 && s.Args[1].Text() == "=":
+			d.Summary = fmt.Sprintf("param `%s` needs a value after `=`", id.Name)
+			d.Range = lang.Range{File: r.File, Start: r.End, End: r.End}
+		case len(s.Args) == 2:
+			d.Summary = fmt.Sprintf("param `%s` needs `=` before its value", id.Name)
+			d.DidYouMean("= " + s.Args[1].Text())
+		}
+		c.badParams[id.Name] = true
 		return
 	}
 	if len(s.Args) > 3 {
 		c.diags.Errorf(s.Args[3].Range().Cover(s.Args[len(s.Args)-1].Range()), "param `%s` holds one value", id.Name).
 			With("Put several values in a list to sweep them: `param %s = [a, b]`.", id.Name)
+		c.badParams[id.Name] = true
 		return
 	}
 	if isKeyword(id.Name) {
-		c.diags.Errorf(id.R, "`%s` cannot be a param name: it is a keyword", id.Name)
+		c.diags.Errorf(id.R, "`%s` cannot be a param name: it is a keyword", id.Name).
+			With("Words such as `auto`, `per`, `idle` and `peak` are read as keywords where a value stands; choose another name.")
+		c.badParams[id.Name] = true
 		return
 	}
 	val := s.Args[2]
+	bad := false
 	if l, ok := val.(*lang.List); ok {
-		c.checkParamList(id.Name, l)
+		bad = !c.checkParamList(id.Name, l)
 	}
 	if prev := c.params[id.Name]; prev != nil {
 		switch {
 		case prev.mod == m:
-			c.diags.Errorf(id.R, "param `%s` is declared twice", id.Name).Note(prev.decl.Args[0].Range(), "first declared here")
+			c.diags.Errorf(id.R, "param `%s` is declared twice", id.Name).
+				With("Keep one; to sweep several values, use a list: `param %s = [a, b]`.", id.Name).
+				Note(prev.decl.Args[0].Range(), "first declared here")
 			return
-		case m == c.root || c.root == nil && !m.std:
-			// The root file sets the default of a param its imports declare.
-		case prev.mod == c.root || prev.mod != nil && c.root == nil:
-			return // the root file's default wins over an import's
+		case prev.mod.importedBy[m]:
+			// A file sets the default of a param its imports declare: the
+			// root file's `param kunkel_prices = "T1.csv"`.
+		case m.importedBy[prev.mod]:
+			return // the importing file's default wins, whichever comes first
 		default:
 			c.diags.Errorf(id.R, "param `%s` is declared by both %s and %s", id.Name, prev.mod.display, m.display).
+				With("Declare it in one file, or set its value in a file that imports both.").
 				Note(prev.decl.Args[0].Range(), "first declared here")
 			return
 		}
 	}
-	c.params[id.Name] = &param{name: id.Name, decl: s, mod: m, value: val}
+	c.params[id.Name] = &param{name: id.Name, decl: s, mod: m, value: val, bad: bad}
 }
 
-func (c *compiler) checkParamList(name string, l *lang.List) {
+// checkParamList checks the list value of a param; it reports false when
+// the list is in error.
+func (c *compiler) checkParamList(name string, l *lang.List) bool {
+	ok := true
 	if len(l.Items) == 0 {
 		c.diags.Errorf(l.R, "param `%s` is an empty list", name).With("A list sweeps its values; give at least one.")
+		ok = false
 	}
 	for _, it := range l.Items {
 		if len(it) != 1 {
 			c.diags.Errorf(it[0].Range().Cover(it[len(it)-1].Range()), "each value of a swept param is a single value").
 				With("Separate values with commas: `[64, 128]`.")
+			ok = false
+			continue
 		}
-		if len(it) > 0 {
-			if _, nested := it[0].(*lang.List); nested {
-				c.diags.Errorf(it[0].Range(), "lists cannot be nested")
-			}
+		if _, nested := it[0].(*lang.List); nested {
+			c.diags.Errorf(it[0].Range(), "lists cannot be nested").With("A swept param is a flat list, e.g. `[64, 128]`.")
+			ok = false
 		}
 	}
+	return ok
 }
+
+// quiet reports whether an error about value v would only echo one that
+// is reported already: v names a param whose declaration is broken, or
+// one that sweeps an empty list.
+func (c *compiler) quiet(v lang.Value) bool {
+	id, ok := v.(*lang.Ident)
+	if !ok {
+		return false
+	}
+	p := c.params[id.Name]
+	if (p == nil && c.badParams[id.Name]) || (p != nil && p.bad) {
+		c.silenced++ // the use fails, though quietly
+		return true
+	}
+	return false
+}
+
+// errs counts the problems found so far, reported or silenced, so that a
+// declaration compiled with an error in it is known to have failed.
+func (c *compiler) errs() int { return len(c.diags) + c.silenced }
 
 // applySets overrides params from the command line.
 func (c *compiler) applySets(sets []Set) {
@@ -112,33 +157,105 @@ func (c *compiler) applySets(sets []Set) {
 			}
 			continue
 		}
+		// A param whose default is a string (a path) takes the value as
+		// written, quotes or not: --set trace=data/KTH.swf.gz. So does a
+		// list of them: --set trace=[a.swf,b.swf].
+		stringy := isStringish(p.value)
+		raw := strings.TrimSpace(s.Value)
+		if stringy && raw != "" && raw[0] != '[' && raw[0] != '"' && raw[0] != '\'' && raw[0] != '`' {
+			p.value, p.set, p.bad = &lang.String{Value: raw, Src: raw, R: wholeRange(file, s.Value)}, true, false
+			continue
+		}
 		vals, diags := lang.ParseValue(file, s.Value)
 		c.diags = append(c.diags, diags...)
 		if diags.HasErrors() {
+			p.bad = true
 			continue
 		}
 		if len(vals) != 1 {
-			r := lang.Range{File: file, Start: lang.Pos{Line: 1, Col: 1}, End: lang.Pos{Offset: len(s.Value), Line: 1, Col: len(s.Value) + 1}}
-			if len(vals) > 1 && isPathLike(s.Value) {
+			r := wholeRange(file, s.Value)
+			if len(vals) > 1 && isPathLike(raw) {
 				// A path with characters the lexer splits: take it verbatim.
-				vals = []lang.Value{&lang.String{Value: s.Value, Src: s.Value, R: r}}
+				vals = []lang.Value{&lang.String{Value: raw, Src: raw, R: r}}
 			} else if len(vals) == 0 {
 				c.diags.Errorf(r, "--set %s needs a value", s.Name).With("Write --set %s=VALUE.", s.Name)
+				p.bad = true
 				continue
 			} else {
-				c.diags.Errorf(r, "--set %s holds one value", s.Name).With("To sweep, give a list: --set '%s=[a,b]'.", s.Name)
+				extra := vals[1].Range().Cover(vals[len(vals)-1].Range())
+				c.diags.Errorf(extra, "unexpected %s after `%s` in --set %s", describeValue(vals[1]), vals[0].Text(), s.Name).
+					With("Give one value, e.g. --set %s=%s; to sweep several, a list: --set '%s=[a, b]'.", s.Name, vals[0].Text(), s.Name)
+				p.bad = true
 				continue
 			}
 		}
+		if l, ok := vals[0].(*lang.List); ok && (stringy || listOfPaths(l)) {
+			vals[0] = stringItems(l, s.Value)
+		}
+		p.bad = false
 		if l, ok := vals[0].(*lang.List); ok {
-			c.checkParamList(s.Name, l)
+			p.bad = !c.checkParamList(s.Name, l)
 		}
 		// A bare path on the command line is a string, quotes or not.
-		if id, ok := vals[0].(*lang.Ident); ok && isPathLike(s.Value) && c.kindOf(id.Name) == "" {
-			vals[0] = &lang.String{Value: s.Value, Src: s.Value, R: id.R}
+		if id, ok := vals[0].(*lang.Ident); ok && isPathLike(raw) && c.kindOf(id.Name) == "" {
+			vals[0] = &lang.String{Value: raw, Src: raw, R: id.R}
 		}
 		p.value, p.set = vals[0], true
 	}
+}
+
+// wholeRange is the range of a whole --set value.
+func wholeRange(file, v string) lang.Range {
+	end := lang.Pos{Offset: len(v), Line: 1 + strings.Count(v, "\n"), Col: 1 + utf8.RuneCountInString(v[strings.LastIndexByte(v, '\n')+1:])}
+	return lang.Range{File: file, Start: lang.Pos{Line: 1, Col: 1}, End: end}
+}
+
+// isStringish reports a string, or a list of strings: the default of a
+// param that holds paths.
+func isStringish(v lang.Value) bool {
+	switch v := v.(type) {
+	case *lang.String:
+		return true
+	case *lang.List:
+		for _, it := range v.Items {
+			if len(it) != 1 {
+				return false
+			}
+			if _, ok := it[0].(*lang.String); !ok {
+				return false
+			}
+		}
+		return len(v.Items) > 0
+	}
+	return false
+}
+
+// listOfPaths reports a list whose items look like unquoted paths.
+func listOfPaths(l *lang.List) bool {
+	for _, it := range l.Items {
+		if len(it) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// stringItems turns each item of a --set list into a string: a quoted one
+// stays as it is, anything else is taken as written (`[a.swf, b/c.swf]`).
+func stringItems(l *lang.List, src string) *lang.List {
+	out := &lang.List{Src: l.Src, R: l.R}
+	for _, it := range l.Items {
+		if len(it) == 1 {
+			if _, ok := it[0].(*lang.String); ok {
+				out.Items = append(out.Items, it)
+				continue
+			}
+		}
+		r := it[0].Range().Cover(it[len(it)-1].Range())
+		text := src[r.Start.Offset:r.End.Offset]
+		out.Items = append(out.Items, []lang.Value{&lang.String{Value: text, Src: text, R: r}})
+	}
+	return out
 }
 
 // isPathLike reports whether a command-line value looks like a file path.
@@ -199,11 +316,78 @@ func (c *compiler) val(v lang.Value, b binding) lang.Value {
 	return v
 }
 
+// checkParams reports params whose values name each other in a cycle
+// (`param a = b`, `param b = a`), once per cycle, and drops them so that
+// nothing later follows the cycle.
 func (c *compiler) checkParams() {
-	for _, p := range c.params {
-		if id, ok := p.value.(*lang.Ident); ok && c.params[id.Name] != nil && c.params[id.Name] == p {
-			c.diags.Errorf(id.R, "param `%s` refers to itself", p.name)
+	var names []string
+	for n := range c.params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	// A param and a declaration of the same name: `policy fcfs` would
+	// silently mean the param's value.
+	for _, n := range names {
+		p := c.params[n]
+		for _, k := range declKinds {
+			if d := c.decls[k][n]; d != nil {
+				c.diags.Errorf(p.decl.Args[0].Range(), "param `%s` has the name of a %s", n, k).
+					With("Where a name stands, a param's name means its value, so the %s could not be named; rename the param.", k).
+					Note(d.stmt.Args[0].Range(), "the %s", k)
+				delete(c.params, n)
+				c.badParams[n] = true
+				break
+			}
 		}
+	}
+	names = names[:0]
+	for n := range c.params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		var path []*param
+		onPath := map[*param]int{}
+		for p := c.params[n]; p != nil; {
+			if i, seen := onPath[p]; seen {
+				c.paramCycle(path[i:])
+				break
+			}
+			onPath[p] = len(path)
+			path = append(path, p)
+			id, ok := p.value.(*lang.Ident)
+			if !ok {
+				break
+			}
+			p = c.params[id.Name]
+		}
+	}
+}
+
+func (c *compiler) paramCycle(cyc []*param) {
+	first := 0
+	for i, p := range cyc {
+		if p.value.Range().File < cyc[first].value.Range().File ||
+			p.value.Range().File == cyc[first].value.Range().File && p.value.Range().Start.Offset < cyc[first].value.Range().Start.Offset {
+			first = i
+		}
+	}
+	cyc = append(cyc[first:len(cyc):len(cyc)], cyc[:first]...)
+	if len(cyc) == 1 {
+		c.diags.Errorf(cyc[0].value.Range(), "param `%s` is defined as itself", cyc[0].name).
+			With("Give it a value, e.g. `param %s = 128`.", cyc[0].name)
+	} else {
+		names := make([]string, 0, len(cyc)+1)
+		for _, p := range cyc {
+			names = append(names, p.name)
+		}
+		names = append(names, names[0])
+		c.diags.Errorf(cyc[0].value.Range(), "params defined in a cycle: %s", strings.Join(quoteAll(names), " → ")).
+			With("Give one of them a value instead of another param's name.")
+	}
+	for _, p := range cyc {
+		delete(c.params, p.name)
+		c.badParams[p.name] = true
 	}
 }
 

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ func (c *compiler) decodeBlock(what string, blk *lang.Block, fields []fieldSpec)
 				d.DidYouMean(sug)
 				c.guesses[blk] = append(c.guesses[blk], sug)
 			} else {
-				d.With("Fields of %s: %s.", strings.SplitN(what, " ", 2)[0], strings.Join(names, ", "))
+				d.With("Fields of %s: %s.", what, strings.Join(names, ", "))
 			}
 			if home := c.fieldHome(s.Key.Name); home != "" && !strings.HasPrefix(what, home) {
 				d.With("`%s` belongs in a %s block.", s.Key.Name, home)
@@ -113,6 +114,12 @@ func (c *compiler) args(s *lang.Stmt, lo, hi int, usage string) bool {
 				if id, ok := extra.(*lang.Ident); ok {
 					d.Summary = "unknown unit `" + id.Name + "`"
 					d.Range = id.R
+					for _, w := range strings.FieldsFunc(usage, func(r rune) bool { return r == ' ' || r == '`' }) {
+						if u, ok := lang.LookupUnit(w); ok && w != "%" {
+							d.With("Units of %s: %s.", dimNoun(u.Dim), unitList(u.Dim))
+							break
+						}
+					}
 					var all []string
 					for _, dim := range []lang.Dim{lang.Power, lang.Energy, lang.Time, lang.Fraction, lang.Price, lang.Money, lang.Frequency} {
 						all = append(all, lang.UnitsOf(dim)...)
@@ -140,6 +147,9 @@ func (c *compiler) file(s *lang.Stmt) *lang.File {
 // (W, J, s, fraction, currency/kWh, currency, Hz). A bare 0 needs no unit.
 func (c *compiler) quantity(v lang.Value, b binding, dim lang.Dim, field string) (float64, string, bool) {
 	use := v
+	if c.quiet(use) {
+		return 0, "", false
+	}
 	v = c.val(v, b)
 	n, ok := v.(*lang.Number)
 	if !ok {
@@ -148,29 +158,60 @@ func (c *compiler) quantity(v lang.Value, b binding, dim lang.Dim, field string)
 		if dim != lang.Dimensionless {
 			d.With("Write a number with a unit, e.g. `%s %s`.", field, example(dim))
 		}
+		if s, ok := v.(*lang.String); ok {
+			if _, err := strconv.ParseFloat(strings.TrimSpace(s.Value), 64); err == nil {
+				d.With("Numbers are written without quotes: `%s %s`.", field, strings.TrimSpace(s.Value))
+			}
+		}
 		return 0, "", false
 	}
 	if n.Unit == "" {
 		if dim == lang.Dimensionless || n.Value == 0 {
 			return n.Value, "", true
 		}
-		d := c.diags.Errorf(n.R, "`%s` needs a unit of %s", n.Src, strings.TrimPrefix(strings.TrimPrefix(dim.String(), "a "), "an "))
-		d.With("Write e.g. `%s %s`; units: %s.", field, example(dim), strings.Join(lang.UnitsOf(dim), ", "))
+		d := c.diags.Errorf(n.R, "`%s` needs a unit of %s", n.Src, dimNoun(dim))
+		d.With("Write e.g. `%s %s`; units: %s.", field, example(dim), unitList(dim))
 		c.noteUse(d, use, v)
 		return 0, "", false
 	}
-	u, _ := lang.LookupUnit(n.Unit)
+	u, known := lang.LookupUnit(n.Unit)
+	if !known {
+		d := c.diags.Errorf(n.UnitRange, "unknown unit `%s`", n.Unit).DidYouMean(lang.SuggestUnit(n.Unit))
+		if dim == lang.Dimensionless {
+			d.With("`%s` is a plain number: `%s %s`.", field, field, trimNumber(n.Value))
+		} else {
+			d.With("Units of %s: %s.", dimNoun(dim), unitList(dim))
+		}
+		c.noteUse(d, use, v)
+		return 0, "", false
+	}
 	if u.Dim != dim {
 		d := c.diags.Errorf(n.UnitRange, "wrong unit: `%s` is %s, but `%s` needs %s", n.Unit, u.Dim, field, dim)
 		if dim == lang.Dimensionless {
 			d.With("Write the plain number: `%s %s`.", field, trimNumber(n.Value))
 		} else {
-			d.With("Units of %s: %s.", strings.TrimPrefix(strings.TrimPrefix(dim.String(), "a "), "an "), strings.Join(lang.UnitsOf(dim), ", "))
+			d.With("Units of %s: %s.", dimNoun(dim), unitList(dim))
 		}
 		c.noteUse(d, use, v)
 		return 0, "", false
 	}
 	return n.Value * u.Scale, u.Currency, true
+}
+
+// unitList lists the units of a dimension for messages.
+func unitList(d lang.Dim) string {
+	switch d {
+	case lang.Price:
+		return "EUR/kWh, EUR/MWh (or the same in USD, GBP, CHF)"
+	case lang.Money:
+		return "EUR, USD, GBP, CHF"
+	}
+	return strings.Join(lang.UnitsOf(d), ", ")
+}
+
+// dimNoun names a dimension without its article: "power", "duration".
+func dimNoun(d lang.Dim) string {
+	return strings.TrimPrefix(strings.TrimPrefix(d.String(), "a "), "an ")
 }
 
 // noteUse adds "used here" when a value came through a param.
@@ -212,6 +253,9 @@ func (c *compiler) count(v lang.Value, b binding, field string, lo int) (int, bo
 	v = c.val(v, b)
 	if f != math.Trunc(f) || f < float64(lo) || f > 1e9 {
 		d := c.diags.Errorf(v.Range(), "`%s` must be a whole number ≥ %d, not %s", field, lo, v.Text())
+		if f > 1e9 {
+			d.Summary = fmt.Sprintf("`%s` is too large: %s (at most 1000000000)", field, v.Text())
+		}
 		c.noteUse(d, use, v)
 		return 0, false
 	}
@@ -234,6 +278,9 @@ func (c *compiler) nonNegative(v lang.Value, b binding, dim lang.Dim, field stri
 // str reads a string.
 func (c *compiler) str(v lang.Value, b binding, field, usage string) (*lang.String, bool) {
 	use := v
+	if c.quiet(use) {
+		return nil, false
+	}
 	v = c.val(v, b)
 	s, ok := v.(*lang.String)
 	if !ok {

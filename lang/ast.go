@@ -63,6 +63,7 @@ type Clock struct {
 	Seconds int // after midnight
 	Src     string
 	R       Range
+	Invalid bool // out of range, like 25:00 (reported by Parse)
 }
 
 // String is a quoted string; Value is unquoted.

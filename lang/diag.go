@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -145,17 +146,17 @@ type Sources map[string][]byte
 func (ds Diagnostics) Write(w io.Writer, src Sources) error {
 	var b bytes.Buffer
 	for _, d := range ds {
-		fmt.Fprintf(&b, "%s: %s: %s\n", d.Range, d.Severity, d.Summary)
+		fmt.Fprintf(&b, "%s: %s: %s\n", oneLine(d.Range.String()), d.Severity, oneLine(d.Summary))
 		hint := ""
 		if d.Suggest != "" {
-			hint = fmt.Sprintf("did you mean `%s`?", d.Suggest)
+			hint = fmt.Sprintf("did you mean `%s`?", oneLine(d.Suggest))
 		}
 		writeSnippet(&b, src[d.Range.File], d.Range, hint)
 		if d.Detail != "" {
-			fmt.Fprintf(&b, "      = %s\n", d.Detail)
+			fmt.Fprintf(&b, "      = %s\n", oneLine(d.Detail))
 		}
 		for _, n := range d.Notes {
-			fmt.Fprintf(&b, "%s: note: %s\n", n.Range, n.Message)
+			fmt.Fprintf(&b, "%s: note: %s\n", oneLine(n.Range.String()), oneLine(n.Message))
 			writeSnippet(&b, src[n.Range.File], n.Range, "")
 		}
 	}
@@ -183,23 +184,58 @@ func writeSnippet(b *bytes.Buffer, text []byte, r Range, hint string) {
 			start = prev.start
 		}
 	}
+	// A long line is cut to a window around the caret.
+	lo, hi := 0, len(line)
+	caret := min(len(line), max(0, r.Start.Offset-start))
+	if utf8.RuneCountInString(line) > maxSnippet {
+		lo, hi = runeWindow(line, caret, maxSnippet/3, maxSnippet*2/3)
+	}
+	shown := line[lo:hi]
+	if lo > 0 {
+		shown = "…" + shown
+	}
+	if hi < len(line) {
+		shown += "…"
+	}
 	// Columns are rendered by display width so wide characters line up.
-	prefix := line[:min(len(line), max(0, r.Start.Offset-start))]
-	pad := runewidth.StringWidth(expandTabs(prefix))
+	prefix := line[lo:caret]
+	if lo > 0 {
+		prefix = "…" + prefix
+	}
+	pad := runewidth.StringWidth(printable(prefix))
 	n := 1
 	if r.End.Offset > r.Start.Offset {
-		endOnLine := min(r.End.Offset-start, len(line))
-		if endOnLine > len(prefix) {
-			n = max(1, runewidth.StringWidth(expandTabs(line[len(prefix):endOnLine])))
+		endOnLine := min(r.End.Offset-start, hi)
+		if endOnLine > caret {
+			n = max(1, runewidth.StringWidth(printable(line[caret:endOnLine])))
 		}
 	}
 	gutter := fmt.Sprintf("%d", r.Start.Line)
-	fmt.Fprintf(b, " %4s | %s\n", gutter, expandTabs(line))
+	fmt.Fprintf(b, " %4s | %s\n", gutter, printable(shown))
 	fmt.Fprintf(b, " %4s | %s%s", "", strings.Repeat(" ", pad), strings.Repeat("^", n))
 	if hint != "" {
 		fmt.Fprintf(b, " %s", hint)
 	}
 	b.WriteByte('\n')
+}
+
+// maxSnippet is the longest source line shown whole, in runes.
+const maxSnippet = 150
+
+// runeWindow returns byte offsets [lo, hi) of a window of line around byte
+// offset at: up to before runes before it and after runes from it.
+func runeWindow(line string, at, before, after int) (int, int) {
+	lo := at
+	for i := 0; i < before && lo > 0; i++ {
+		_, n := utf8.DecodeLastRuneInString(line[:lo])
+		lo -= n
+	}
+	hi := at
+	for i := 0; i < after && hi < len(line); i++ {
+		_, n := utf8.DecodeRuneInString(line[hi:])
+		hi += n
+	}
+	return lo, hi
 }
 
 // sourceLine returns the text of the line containing p, without its
@@ -238,7 +274,39 @@ func lastNonEmptyLine(text []byte) (lineInfo, bool) {
 	return best, found
 }
 
-func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+// oneLine makes message text safe to print as part of one line: line
+// breaks and tabs become spaces, other control characters their symbols.
+func oneLine(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+	return printable(s)
+}
+
+// printable makes a source line safe to print on a terminal: tabs become
+// four spaces, control characters their visible symbols (U+2400...) and
+// bytes that are not UTF-8 the replacement character, one column each, so
+// that carets computed on the result line up.
+func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r == utf8.RuneError && n <= 1:
+			b.WriteRune(utf8.RuneError)
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune(0x2421)
+		case r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029, r == 0x202e, r == 0x202d, r == 0x2066, r == 0x2067, r == 0x2068, r == 0x2069, r == 0x202a, r == 0x202b, r == 0x202c:
+			b.WriteRune(utf8.RuneError) // C1 controls, line separators and bidi overrides
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
 
 // JSONDiagnostic is the editor-friendly form of a diagnostic
 // (pwrc check --format json).

@@ -17,9 +17,11 @@ import (
 var lexRules = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `#[^\n]*`},
 	{Name: "Newline", Pattern: `\n`},
-	{Name: "Whitespace", Pattern: `[ \t\r\f\v]+`},
+	{Name: "Whitespace", Pattern: `[ \t\r\f\v\x{FEFF}]+`}, // U+FEFF: a byte order mark
 	{Name: "String", Pattern: `"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|` + "`[^`]*`"},
 	{Name: "BadString", Pattern: `["'][^\n]*|` + "`(?s:.*)"},
+	// A string in typographic quotes, as pasted from a word processor.
+	{Name: "SmartString", Pattern: `[\x{201C}\x{201D}\x{201E}][^\x{201C}\x{201D}"\n]*[\x{201C}\x{201D}]|[\x{2018}\x{2019}][^\x{2018}\x{2019}'\n]*[\x{2018}\x{2019}]`},
 	{Name: "Clock", Pattern: `\d{1,2}:\d\d(?::\d\d)?`},
 	{Name: "Number", Pattern: `\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
@@ -30,12 +32,16 @@ var lexRules = lexer.MustSimple([]lexer.SimpleRule{
 })
 
 var (
-	tokComment    = lexRules.Symbols()["Comment"]
-	tokNewline    = lexRules.Symbols()["Newline"]
-	tokWhitespace = lexRules.Symbols()["Whitespace"]
-	tokBadString  = lexRules.Symbols()["BadString"]
-	tokInvalid    = lexRules.Symbols()["Invalid"]
-	tokPunct      = lexRules.Symbols()["Punct"]
+	tokComment     = lexRules.Symbols()["Comment"]
+	tokNewline     = lexRules.Symbols()["Newline"]
+	tokWhitespace  = lexRules.Symbols()["Whitespace"]
+	tokBadString   = lexRules.Symbols()["BadString"]
+	tokSmartString = lexRules.Symbols()["SmartString"]
+	tokInvalid     = lexRules.Symbols()["Invalid"]
+	tokPunct       = lexRules.Symbols()["Punct"]
+	tokIdent       = lexRules.Symbols()["Ident"]
+	tokNumber      = lexRules.Symbols()["Number"]
+	tokOp          = lexRules.Symbols()["Op"]
 )
 
 // maxLexErrors bounds the diagnostics from one file's lexical scan, so that
@@ -46,50 +52,65 @@ const maxLexErrors = 10
 // reports every lexical problem: invalid characters, unterminated strings,
 // unbalanced brackets. Newlines inside ( ) and [ ] are dropped, so lists and
 // parenthesised expressions may span lines; comments and blanks are dropped.
-func tokenize(name string, src []byte) ([]lexer.Token, Diagnostics) {
+// what names the text in messages: "file", or "value" for --set values.
+func tokenize(name string, src []byte, what string) ([]lexer.Token, Diagnostics) {
 	var diags Diagnostics
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		p := posAt(src, i)
-		diags.Errorf(Range{File: name, Start: p, End: p}, "this is not a .pwr file: it contains binary data").
+		diags.Errorf(Range{File: name, Start: p, End: p}, "this is not a .pwr %s: it contains binary data", what).
 			With("A scenario is UTF-8 text; check that the path names the .pwr file and not a trace or an archive.")
 		return nil, diags
 	}
+	// Bytes that are not UTF-8 are reported wherever they are, strings and
+	// comments included: the file is not text in the encoding pwrc reads.
+	if !utf8.Valid(src) {
+		return nil, invalidUTF8(name, src)
+	}
 	lx, err := lexRules.LexString(name, string(src))
 	if err != nil { // cannot happen with a catch-all rule; report rather than panic
-		diags.Errorf(Range{File: name}, "cannot read the file: %v", err)
+		diags.Errorf(Range{File: name}, "cannot read the %s: %v", what, err)
 		return nil, diags
-	}
-	type open struct {
-		tok lexer.Token
 	}
 	var (
 		out     []lexer.Token
-		stack   []open
+		stack   []lexer.Token // open brackets
 		errs    int
 		prevBad = -1 // offset just past the previous invalid run, to merge runs
 		lastBad *Diagnostic
+		last    *lexer.Token // the last significant token, for errors at end of file
 		// A top-level keyword at the start of a line inside a block is where
 		// a forgotten `}` most likely belongs.
 		suspect     *lexer.Token
 		suspectOpen lexer.Token
 	)
-	report := func() bool { errs++; return errs <= maxLexErrors }
+	var firstHidden Range // where the first error not shown is
+	report := func(at Range) bool {
+		errs++
+		if errs == maxLexErrors+1 {
+			firstHidden = at
+		}
+		return errs <= maxLexErrors
+	}
 	for {
 		t, err := lx.Next()
 		if err != nil {
 			p := Pos{Offset: t.Pos.Offset, Line: t.Pos.Line, Col: t.Pos.Column}
-			diags.Errorf(Range{File: name, Start: p, End: p}, "cannot read the file: %v", err)
+			diags.Errorf(Range{File: name, Start: p, End: p}, "cannot read the %s: %v", what, err)
 			return nil, diags
 		}
 		if t.EOF() {
 			out = append(out, t)
 			break
 		}
+		if t.Type != tokNewline && t.Type != tokComment && t.Type != tokWhitespace {
+			tt := t
+			last = &tt
+		}
 		switch t.Type {
 		case tokComment, tokWhitespace:
 			continue
 		case tokNewline:
-			if len(stack) > 0 && stack[len(stack)-1].tok.Value != "{" {
+			if len(stack) > 0 && stack[len(stack)-1].Value != "{" {
 				continue
 			}
 			if n := len(out); n > 0 && out[n-1].Type == tokNewline {
@@ -105,19 +126,26 @@ func tokenize(name string, src []byte) ([]lexer.Token, Diagnostics) {
 			}
 			prevBad = t.Pos.Offset + len(t.Value)
 			lastBad = nil
-			if report() {
-				d := diags.Errorf(tokRange(name, t), "unexpected character %s", describeRune(t.Value))
-				lastBad = d
-				switch t.Value {
-				case "\u201c", "\u201d", "\u2018", "\u2019":
-					d.With("Use straight quotes (\" or ') around strings.")
-				default:
-					d.With("Statements are words, numbers with units, strings in quotes, lists in [ ] and blocks in { }.")
+			if report(tokRange(name, t)) {
+				lastBad = invalidChar(&diags, tokRange(name, t), t.Value)
+			}
+			continue
+		case tokSmartString:
+			if report(tokRange(name, t)) {
+				r, _ := utf8.DecodeRuneInString(t.Value)
+				q := `"`
+				if r == '\u2018' || r == '\u2019' {
+					q = "'"
 				}
+				_, n := utf8.DecodeLastRuneInString(t.Value)
+				body := t.Value[utf8.RuneLen(r) : len(t.Value)-n]
+				diags.Errorf(tokRange(name, t), "typographic quotes around a string").
+					With("Use straight quotes (\" or ') around strings; word processors replace them with curly ones.").
+					DidYouMean(q + body + q)
 			}
 			continue
 		case tokBadString:
-			if report() {
+			if report(tokRange(name, t)) {
 				diags.Errorf(tokRange(name, t), "unterminated string").
 					With("Close the string with %s on the same line.", t.Value[:1])
 			}
@@ -125,74 +153,173 @@ func tokenize(name string, src []byte) ([]lexer.Token, Diagnostics) {
 		case tokPunct:
 			switch t.Value {
 			case "{", "(", "[":
-				stack = append(stack, open{t})
+				stack = append(stack, t)
 			case "}", ")", "]":
-				want := map[string]string{"}": "{", ")": "(", "]": "["}[t.Value]
-				if len(stack) == 0 {
-					if report() {
-						diags.Errorf(tokRange(name, t), "unexpected `%s` with no matching `%s`", t.Value, want).
-							With("Remove it, or add the opening `%s` it closes.", want)
-					}
-					continue
+				if !closeBracket(&stack, t, name, &diags, report) {
+					continue // a stray closer: drop it
 				}
-				top := stack[len(stack)-1]
-				if top.tok.Value != want {
-					if report() {
-						diags.Errorf(tokRange(name, t), "`%s` does not close `%s`", t.Value, top.tok.Value).
-							With("Add `%s` before it to close the `%s`.", closerOf(top.tok.Value), top.tok.Value).
-							Note(tokRange(name, top.tok), "`%s` opened here", top.tok.Value)
-					}
-					// Recover by assuming the inner bracket was closed.
-					stack = stack[:len(stack)-1]
-					if len(stack) > 0 && stack[len(stack)-1].tok.Value == want {
-						stack = stack[:len(stack)-1]
-					}
-					continue
-				}
-				stack = stack[:len(stack)-1]
 			}
 		}
-		if suspect == nil && len(stack) > 0 && t.Pos.Column == 1 && isTopKeyword(t.Value) && stack[len(stack)-1].tok.Value == "{" {
+		if suspect == nil && len(stack) > 0 && t.Pos.Column == 1 && isTopKeyword(t.Value) && stack[len(stack)-1].Value == "{" {
 			tt := t
-			suspect, suspectOpen = &tt, stack[0].tok
+			suspect, suspectOpen = &tt, stack[0]
 		}
 		out = append(out, t)
 	}
 	if errs > maxLexErrors {
-		diags.Errorf(Range{File: name, Start: Pos{Line: 1, Col: 1}}, "too many errors (%d more not shown)", errs-maxLexErrors)
+		diags.Errorf(firstHidden, "too many errors: %d more from here on are not shown", errs-maxLexErrors).
+			With("Fix the ones above and check again.")
 	}
-	eof := out[len(out)-1]
 	if suspect != nil && len(stack) > 0 {
 		diags.Errorf(tokRange(name, *suspect), "missing `}` before `%s`", suspect.Value).
 			With("The `{` opened at line %d is still open where this declaration starts; close it with `}`.", suspectOpen.Pos.Line).
 			Note(tokRange(name, suspectOpen), "`{` opened here")
 		return out, diags
 	}
-	for i := len(stack) - 1; i >= 0; i-- {
-		o := stack[i].tok
-		p := Pos{Offset: eof.Pos.Offset, Line: eof.Pos.Line, Col: eof.Pos.Column}
-		diags.Errorf(Range{File: name, Start: p, End: p}, "unexpected end of file: `%s` is never closed", o.Value).
-			With("Add `%s` to close the `%s` opened at line %d; the file may be truncated.", closerOf(o.Value), o.Value, o.Pos.Line).
-			Note(tokRange(name, o), "`%s` opened here", o.Value)
+	if len(stack) > 0 {
+		// Point just past the last token: that is where the closers go.
+		at := Range{File: name, Start: Pos{Line: 1, Col: 1}, End: Pos{Line: 1, Col: 1}}
+		if last != nil {
+			e := endOf(name, *last).End
+			at.Start, at.End = e, e
+		}
+		var cb strings.Builder
+		for i := len(stack) - 1; i >= max(0, len(stack)-8); i-- {
+			cb.WriteString(closerOf(stack[i].Value))
+		}
+		closers := cb.String()
+		inner := stack[len(stack)-1]
+		var d *Diagnostic
+		if len(stack) == 1 {
+			d = diags.Errorf(at, "unexpected end of %s: `%s` is never closed", what, inner.Value).
+				With("Add `%s` to close the `%s` opened at line %d.", closers, inner.Value, inner.Pos.Line)
+		} else {
+			d = diags.Errorf(at, "unexpected end of %s: %d brackets are never closed", what, len(stack)).
+				With("Add `%s` to close them, innermost first.", closers)
+			if len(stack) > 8 {
+				d.With("Add the %d missing closing brackets, innermost first, starting with `%s`.", len(stack), closers)
+			}
+		}
+		if what == "file" {
+			d.Detail = strings.TrimSuffix(d.Detail, ".") + "; the file may be truncated."
+		}
+		for i := len(stack) - 1; i >= max(0, len(stack)-3); i-- {
+			d.Note(tokRange(name, stack[i]), "`%s` opened here", stack[i].Value)
+		}
+
 	}
 	return out, diags
 }
 
-func closerOf(s string) string {
-	return map[string]string{"{": "}", "(": ")", "[": "]"}[s]
+// invalidUTF8 reports each run of bytes in src that is not UTF-8.
+func invalidUTF8(name string, src []byte) Diagnostics {
+	var diags Diagnostics
+	runs := 0
+	for i := 0; i < len(src); {
+		if r, n := utf8.DecodeRune(src[i:]); r != utf8.RuneError || n > 1 {
+			i += n
+			continue
+		}
+		j := i + 1
+		for j < len(src) {
+			if r, n := utf8.DecodeRune(src[j:]); r != utf8.RuneError || n > 1 {
+				break
+			}
+			j++
+		}
+		runs++
+		rng := func() Range { return Range{File: name, Start: posAt(src, i), End: posAt(src, j)} }
+		switch {
+		case runs <= maxLexErrors:
+			bs := make([]string, 0, 5)
+			for _, b := range src[i:min(j, i+4)] {
+				bs = append(bs, fmt.Sprintf("0x%02x", b))
+			}
+			if j-i > 4 {
+				bs = append(bs, "…")
+			}
+			noun := "byte"
+			if j-i > 1 {
+				noun = "bytes"
+			}
+			diags.Errorf(rng(), "invalid UTF-8 %s %s", noun, strings.Join(bs, " ")).
+				With("A scenario is UTF-8 text; save the file as UTF-8.")
+		case runs == maxLexErrors+1:
+			diags.Errorf(rng(), "too many errors: more invalid UTF-8 from here on is not shown").
+				With("Is this a .pwr file?")
+		}
+		i = j
+	}
+	return diags
 }
 
-func describeRune(s string) string {
-	r, _ := utf8.DecodeRuneInString(s)
-	switch {
-	case r == utf8.RuneError:
-		return fmt.Sprintf("(invalid UTF-8 byte 0x%02x)", s[0])
-	case r < 0x20 || r == 0x7f:
-		return fmt.Sprintf("(control character U+%04X)", r)
-	case r > 0x7f:
-		return fmt.Sprintf("`%c` (U+%04X)", r, r)
+// closeBracket pops the bracket that t closes, reporting a mismatch. It
+// returns false for a stray closer that matches no open bracket, which the
+// caller drops so that it causes no further errors.
+func closeBracket(stack *[]lexer.Token, t lexer.Token, name string, diags *Diagnostics, report func(Range) bool) bool {
+	want := map[string]string{"}": "{", ")": "(", "]": "["}[t.Value]
+	s := *stack
+	j := len(s) - 1
+	for j >= 0 && s[j].Value != want {
+		if s[j].Value == "{" && want != "{" {
+			j = -1 // `)` and `]` never close across a block
+			break
+		}
+		j--
 	}
-	return "`" + s + "`"
+	if j < 0 && len(s) > 0 && s[len(s)-1].Value != "{" && want != "{" {
+		// `[a, b)`: most likely a typo for the closer of the open bracket.
+		top := s[len(s)-1]
+		if report(tokRange(name, t)) {
+			diags.Errorf(tokRange(name, t), "`%s` does not close `%s`", t.Value, top.Value).
+				With("Write `%s` to close the `%s`.", closerOf(top.Value), top.Value).
+				Note(tokRange(name, top), "`%s` opened here", top.Value)
+		}
+		*stack = s[:len(s)-1]
+		return true
+	}
+	if j < 0 {
+		if report(tokRange(name, t)) {
+			diags.Errorf(tokRange(name, t), "unexpected `%s` with no matching `%s`", t.Value, want).
+				With("Remove it, or add the `%s` it closes.", want)
+		}
+		return false
+	}
+	if j < len(s)-1 {
+		top := s[len(s)-1]
+		if report(tokRange(name, t)) {
+			diags.Errorf(tokRange(name, t), "`%s` does not close `%s`", t.Value, top.Value).
+				With("Add `%s` before it to close the `%s`.", closerOf(top.Value), top.Value).
+				Note(tokRange(name, top), "`%s` opened here", top.Value)
+		}
+	}
+	*stack = s[:j]
+	return true
+}
+
+// invalidChar reports a character that starts no token.
+func invalidChar(diags *Diagnostics, r Range, s string) *Diagnostic {
+	ch, _ := utf8.DecodeRuneInString(s)
+	switch {
+	case ch < 0x20 || ch == 0x7f:
+		return diags.Errorf(r, "unexpected control character U+%04X", ch).
+			With("Delete it; it is invisible in most editors.")
+	case ch == '\u201c' || ch == '\u201d' || ch == '\u2018' || ch == '\u2019' || ch == '\u201e':
+		return diags.Errorf(r, "unexpected character `%c` (U+%04X)", ch, ch).
+			With("Use straight quotes (\" or ') around strings.")
+	case ch == '\u00a0' || ch == '\u2009' || ch == '\u202f':
+		return diags.Errorf(r, "unexpected invisible space U+%04X", ch).
+			With("Replace it with an ordinary space.")
+	case ch > 0x7f:
+		return diags.Errorf(r, "unexpected character `%c` (U+%04X)", ch, ch).
+			With("Statements are words, numbers with units, strings in quotes, lists in [ ] and blocks in { }.")
+	}
+	return diags.Errorf(r, "unexpected character `%s`", s).
+		With("Statements are words, numbers with units, strings in quotes, lists in [ ] and blocks in { }.")
+}
+
+func closerOf(s string) string {
+	return map[string]string{"{": "}", "(": ")", "[": "]"}[s]
 }
 
 // tokRange converts a token to a source range.

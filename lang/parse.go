@@ -3,8 +3,10 @@ package lang
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -15,18 +17,28 @@ import (
 // parsed, so later stages can still check them.
 func Parse(name string, src []byte) (*File, Diagnostics) {
 	f := &File{Name: name, Src: src}
-	toks, diags := tokenize(name, src)
+	toks, diags := tokenize(name, src, "file")
 	if diags.HasErrors() {
 		f.Incomplete = true
 		return f, diags
 	}
 	// Parse each top-level statement on its own, so one syntax error does
 	// not hide the errors of the statements after it.
+	syntaxErrs := 0
 	for _, seg := range segments(toks) {
 		g, err := fileParser.ParseFromLexer(mustUpgrade(seg))
 		if err != nil {
-			diags = append(diags, syntaxError(name, src, err, seg))
-			if len(seg) > 2 && seg[0].Type == lexRules.Symbols()["Ident"] {
+			syntaxErrs++
+			switch {
+			case syntaxErrs <= maxSyntaxErrors:
+				diags = append(diags, syntaxError(name, src, err, seg))
+			case syntaxErrs == maxSyntaxErrors+1:
+				r := tokRange(name, seg[0])
+				diags = append(diags, &Diagnostic{Severity: Error, Range: r,
+					Summary: "too many syntax errors: the rest from here on are not shown",
+					Detail:  "Fix the ones above and check again; is this a .pwr file?"})
+			}
+			if len(seg) > 2 && seg[0].Type == tokIdent {
 				f.Broken = append(f.Broken, Broken{Keyword: seg[0].Value, Name: seg[1].Value})
 			}
 			continue
@@ -40,10 +52,13 @@ func Parse(name string, src []byte) (*File, Diagnostics) {
 	return f, diags
 }
 
+// maxSyntaxErrors bounds the syntax errors reported for one file.
+const maxSyntaxErrors = 25
+
 // ParseValue parses a lone value, as given on the command line
 // (`--set nodes=128`, `--set policy=[fcfs,easy]`). name labels diagnostics.
 func ParseValue(name string, src string) ([]Value, Diagnostics) {
-	toks, diags := tokenize(name, []byte(src))
+	toks, diags := tokenize(name, []byte(src), "value")
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -76,7 +91,7 @@ func mustUpgrade(toks []lexer.Token) *lexer.PeekingLexer {
 // boundaries: separators and closing braces at brace depth 0.
 func segments(toks []lexer.Token) [][]lexer.Token {
 	var out [][]lexer.Token
-	depth, start := 0, 0
+	depth, inner, start := 0, 0, 0 // depth in { }, and in ( ) [ ]
 	eof := toks[len(toks)-1]
 	cut := func(end int) {
 		seg := make([]lexer.Token, 0, end-start+1)
@@ -99,7 +114,11 @@ func segments(toks []lexer.Token) [][]lexer.Token {
 			if depth == 0 {
 				cut(i + 1)
 			}
-		case depth == 0 && (t.Type == tokNewline || (t.Type == tokPunct && t.Value == ";")):
+		case t.Type == tokPunct && (t.Value == "(" || t.Value == "["):
+			inner++
+		case t.Type == tokPunct && (t.Value == ")" || t.Value == "]"):
+			inner--
+		case depth == 0 && inner <= 0 && (t.Type == tokNewline || (t.Type == tokPunct && t.Value == ";")):
 			cut(i + 1)
 		}
 	}
@@ -144,14 +163,58 @@ func syntaxError(name string, src []byte, err error, seg []lexer.Token) *Diagnos
 	case first || precededByNewline(src, tok):
 		d.Summary = fmt.Sprintf("expected a statement, found %s", describeToken(tok))
 		d.Detail = "A statement starts with a word such as `machine`, `nodes` or `policy`."
-		if tok.Type == lexRules.Symbols()["Op"] {
+		if tok.Type == tokOp {
 			d.Detail += " To continue an expression on the next line, wrap it in parentheses."
 		}
+		if prev := tokenBefore(seg, tok); prev != nil && prev.Type == tokOp && !first {
+			d.Detail = fmt.Sprintf("The line before ends with `%s`; a rule continues on the next line only inside parentheses, e.g. `admit (peak &&` ... `job.nodes > 4)`.", prev.Value)
+		}
+		if next := tokenAfter(seg, tok); tok.Type == tokNumber && next != nil && next.Type == tokIdent && endsStatement(tokenAfter(seg, *next)) {
+			d.Detail = fmt.Sprintf("Write the name first: `%s %s`.", next.Value, tok.Value)
+		}
+	case tok.Value == ";":
+		d.Summary = "unexpected `;`"
+		d.Detail = "`;` separates statements; inside [ ] and ( ) separate items with `,`."
 	default:
 		d.Summary = fmt.Sprintf("unexpected %s", describeToken(tok))
-		d.Detail = strings.TrimPrefix(perr.Message(), "unexpected token ")
+		d.Detail = ""
+		if m := expectedRe.FindStringSubmatch(perr.Message()); m != nil {
+			d.Detail = fmt.Sprintf("Expected `%s` here.", m[1])
+		}
 	}
 	return d
+}
+
+// endsStatement reports whether t (nil: end of input) ends a statement.
+func endsStatement(t *lexer.Token) bool {
+	return t == nil || t.EOF() || t.Type == tokNewline || t.Value == ";" || t.Value == "}"
+}
+
+var expectedRe = regexp.MustCompile(`\(expected "([^"]*)"\)`)
+
+// tokenBefore returns the significant token before t in seg, or nil.
+func tokenBefore(seg []lexer.Token, t lexer.Token) *lexer.Token {
+	for i := range seg {
+		if seg[i].Pos.Offset == t.Pos.Offset {
+			for j := i - 1; j >= 0; j-- {
+				if seg[j].Type != tokNewline {
+					return &seg[j]
+				}
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// tokenAfter returns the token after t in seg, or nil.
+func tokenAfter(seg []lexer.Token, t lexer.Token) *lexer.Token {
+	for i := range seg {
+		if seg[i].Pos.Offset == t.Pos.Offset && i+1 < len(seg) && !seg[i+1].EOF() {
+			return &seg[i+1]
+		}
+	}
+	return nil
 }
 
 func precededByNewline(src []byte, tok lexer.Token) bool {
@@ -171,7 +234,16 @@ func describeToken(t lexer.Token) string {
 	if t.EOF() {
 		return "end of file"
 	}
-	return "`" + t.Value + "`"
+	return "`" + clip(t.Value, 40) + "`"
+}
+
+// clip shortens s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 // converter builds the public AST from the parse tree.
@@ -249,7 +321,10 @@ func (c *converter) args(gs []*gArg) []Value {
 func isOp(v Value) bool { _, ok := v.(*Op); return ok }
 
 // unitAfter recognises a unit at the start of vs: a known unit word, `%`,
-// or a compound `EUR/kWh`. It returns how many values the unit spans.
+// or a compound `EUR/kWh`. It returns how many values the unit spans. A
+// word that is a likely misspelling of a unit (`kw`, `watts`, `EUR/kwh`) is
+// taken as a unit too, so that the compiler reports it as an unknown unit
+// with a suggestion rather than as a stray word.
 func unitAfter(vs []Value) (string, Range, int) {
 	if len(vs) == 0 {
 		return "", Range{}, 0
@@ -259,14 +334,16 @@ func unitAfter(vs []Value) (string, Range, int) {
 		slash, ok2 := vs[1].(*Op)
 		b, ok3 := vs[2].(*Ident)
 		if ok1 && ok2 && ok3 && slash.Op == "/" {
-			if _, ok := LookupUnit(a.Name + "/" + b.Name); ok {
-				return a.Name + "/" + b.Name, a.R.Cover(b.R), 3
+			name := a.Name + "/" + b.Name
+			tight := slash.R.Start.Offset == a.R.End.Offset && b.R.Start.Offset == slash.R.End.Offset
+			if _, ok := LookupUnit(name); ok || tight && unitLike(a.Name) {
+				return name, a.R.Cover(b.R), 3
 			}
 		}
 	}
 	switch u := vs[0].(type) {
 	case *Ident:
-		if _, ok := LookupUnit(u.Name); ok {
+		if _, ok := LookupUnit(u.Name); ok || SuggestUnit(u.Name) != "" {
 			return u.Name, u.R, 1
 		}
 	case *Op:
@@ -275,6 +352,12 @@ func unitAfter(vs []Value) (string, Range, int) {
 		}
 	}
 	return "", Range{}, 0
+}
+
+// unitLike reports a known unit or a likely misspelling of one.
+func unitLike(name string) bool {
+	_, ok := LookupUnit(name)
+	return ok || SuggestUnit(name) != ""
 }
 
 func (c *converter) arg(g *gArg) Value {
@@ -295,10 +378,11 @@ func (c *converter) arg(g *gArg) Value {
 		if len(parts) == 3 {
 			sec, _ = strconv.Atoi(parts[2])
 		}
-		if h > 24 || m > 59 || sec > 59 || (h == 24 && (m > 0 || sec > 0)) {
+		bad := h > 24 || m > 59 || sec > 59 || (h == 24 && (m > 0 || sec > 0))
+		if bad {
 			c.diags.Errorf(r, "invalid time of day `%s`", *g.Clock).With("Times of day run from 00:00 to 24:00.")
 		}
-		return &Clock{Seconds: h*3600 + m*60 + sec, Src: *g.Clock, R: r}
+		return &Clock{Seconds: h*3600 + m*60 + sec, Src: *g.Clock, R: r, Invalid: bad}
 	case g.String != nil:
 		v, ok := unquote(*g.String)
 		if !ok {

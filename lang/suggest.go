@@ -7,9 +7,11 @@ import (
 )
 
 // Suggest returns the candidate closest to name, or "" when none is close
-// enough to be a plausible misspelling. Case differences count as close.
+// enough to be a plausible misspelling, or when several are equally close
+// (`q95` is as near `q90` as `q99`: a guess would mislead). Case
+// differences count as close.
 func Suggest(name string, candidates []string) string {
-	best, bestDist := "", 0
+	best, bestDist, ties, sameLen := "", 0, 0, 0
 	limit := max(1, min(3, len(name)/3))
 	for _, c := range candidates {
 		if c == name {
@@ -23,11 +25,33 @@ func Suggest(name string, candidates []string) string {
 		case d == 2 && isTransposition(a, b):
 			d = 1 // "wiat" for "wait": one slip, though Levenshtein counts two
 		}
-		if d <= limit && (best == "" || d < bestDist || (d == bestDist && c < best)) {
-			best, bestDist = c, d
+		same := btoi(len(c) == len(name))
+		switch {
+		case d > limit:
+		case best == "" || d < bestDist:
+			best, bestDist, ties, sameLen = c, d, 0, same
+		case d == bestDist && c != best:
+			// Between equally close candidates, a slip of one letter
+			// (`nodez`) beats a letter too many or too few (`node`).
+			switch {
+			case same > sameLen:
+				best, ties, sameLen = c, 0, same
+			case same == sameLen:
+				ties++
+			}
 		}
 	}
+	if ties > 0 {
+		return ""
+	}
 	return best
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // isTransposition reports whether b is a with two adjacent letters swapped.

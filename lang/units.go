@@ -1,6 +1,9 @@
 package lang
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Dim is the physical dimension of a quantity. Values are converted to a
 // base unit per dimension (W, J, s, fraction, currency per kWh, currency,
@@ -94,4 +97,56 @@ func UnitsOf(d Dim) []string {
 		return out[i] < out[j]
 	})
 	return out
+}
+
+// unitAliases are words and spellings people write for units, mapped to
+// the unit pwrc spells them as. Lower case; case-insensitive matches of the
+// units themselves (`kw` for `kW`) are found without a table.
+var unitAliases = map[string]string{
+	"watt": "W", "watts": "W", "wat": "W", "wats": "W", "wt": "W",
+	"kilowatt": "kW", "kilowatts": "kW", "megawatt": "MW", "megawatts": "MW", "gigawatt": "GW", "gigawatts": "GW",
+	"joule": "J", "joules": "J",
+	"sec": "s", "secs": "s", "second": "s", "seconds": "s",
+	"mins": "min", "minute": "min", "minutes": "min",
+	"hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+	"day": "d", "days": "d",
+	"msec": "ms", "millisecond": "ms", "milliseconds": "ms",
+	"percent": "%", "pct": "%",
+	"hertz": "Hz",
+	"euro":  "EUR", "euros": "EUR", "dollar": "USD", "dollars": "USD",
+}
+
+// SuggestUnit returns the unit a word not known as a unit most likely
+// means (`kw` → `kW`, `watts` → `W`, `EUR/kwh` → `EUR/kWh`), or "".
+func SuggestUnit(name string) string {
+	if _, ok := units[name]; ok {
+		return ""
+	}
+	if num, den, ok := strings.Cut(name, "/"); ok {
+		n, d := fixUnit(num), fixUnit(den)
+		if _, ok := units[n+"/"+d]; ok {
+			return n + "/" + d
+		}
+		return ""
+	}
+	if u := fixUnit(name); u != name {
+		return u
+	}
+	return ""
+}
+
+// fixUnit maps a spelling to a known unit, or returns it unchanged.
+func fixUnit(name string) string {
+	if _, ok := units[name]; ok {
+		return name
+	}
+	for n := range units {
+		if strings.EqualFold(n, name) && !strings.Contains(n, "/") {
+			return n
+		}
+	}
+	if u, ok := unitAliases[strings.ToLower(name)]; ok {
+		return u
+	}
+	return name
 }
