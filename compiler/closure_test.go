@@ -484,3 +484,40 @@ func TestClosureRandomRules(t *testing.T) {
 		t.Errorf("the generator or the closure compiler lost coverage: %d of %d compile, %d fast", compiled, rules, fast)
 	}
 }
+
+// TestJobFieldMask: the engine fills only the job fields a rule reads
+// (depsOf's mask), so scrambling every other job field must not change
+// any rule's value.
+func TestJobFieldMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rules := append([]string{}, closureRules...)
+	for src := range vmRules {
+		rules = append(rules, src)
+	}
+	for _, src := range rules {
+		p, err := compilePair(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		_, mask := depsOf(p.prog.Node())
+		for range 200 {
+			env := randomEnv(r)
+			scrambled := *env
+			other := randomEnv(r).Job
+			jv, ov := reflect.ValueOf(&scrambled.Job).Elem(), reflect.ValueOf(other)
+			for i := range jv.NumField() {
+				name := jv.Type().Field(i).Tag.Get("expr")
+				if mask&runtime.JobFieldBits[name] == 0 {
+					jv.Field(i).Set(ov.Field(i))
+				}
+			}
+			if a, b := p.vm(env), p.vm(&scrambled); !a.same(b) {
+				t.Errorf("%s: depends on a job field outside its mask %013b: %v vs %v", src, mask, a, b)
+				break
+			}
+		}
+	}
+	if len(runtime.JobFieldBits) != reflect.TypeOf(runtime.JobEnv{}).NumField() {
+		t.Error("runtime.JobFieldBits does not name every JobEnv field")
+	}
+}

@@ -97,7 +97,8 @@ func (c *compiler) compileRule(s *lang.Stmt, from int, kind exprKind) *runtime.E
 		}
 		return nil
 	}
-	e := &runtime.Expr{Source: src, Where: r.String(), Deps: depsOf(node)}
+	deps, fields := depsOf(node)
+	e := &runtime.Expr{Source: src, Where: r.String(), Deps: deps, Fields: fields}
 	if fast := closureCompile(node, kind, e); fast != nil {
 		if kind == numExpr {
 			e.Num = fast.num
@@ -335,18 +336,22 @@ func subRange(src string, r lang.Range, from, to int) lang.Range {
 }
 
 // depsOf finds which parts of the environment a rule reads.
-func depsOf(node ast.Node) runtime.Deps {
+// It also returns the job fields the rule reads, so the engine fills only
+// those.
+func depsOf(node ast.Node) (runtime.Deps, runtime.JobFields) {
 	var v depsVisitor
 	ast.Walk(&node, &v)
 	if v.jobs > v.jobFields {
 		// `job` used whole (passed to a function, say): assume it all.
 		v.deps |= runtime.DepJob | runtime.DepWait
+		v.fields = runtime.AllJobFields
 	}
-	return v.deps
+	return v.deps, v.fields
 }
 
 type depsVisitor struct {
 	deps            runtime.Deps
+	fields          runtime.JobFields
 	jobs, jobFields int // `job` identifiers, and those that select a field
 }
 
@@ -358,7 +363,18 @@ func (v *depsVisitor) Visit(n *ast.Node) {
 			return
 		}
 		v.jobFields++
-		if prop, ok := x.Property.(*ast.StringNode); ok && prop.Value == "wait" {
+		prop, ok := x.Property.(*ast.StringNode)
+		if !ok { // job[expr]: any field
+			v.fields = runtime.AllJobFields
+			v.deps |= runtime.DepJob | runtime.DepWait
+			return
+		}
+		if bit, known := runtime.JobFieldBits[prop.Value]; known {
+			v.fields |= bit
+		} else {
+			v.fields = runtime.AllJobFields
+		}
+		if prop.Value == "wait" {
 			v.deps |= runtime.DepWait
 		} else {
 			v.deps |= runtime.DepJob

@@ -82,12 +82,10 @@ type sim struct {
 	busy     int
 	busyW    float64 // power of running jobs, W
 
-	queue   []int32   // waiting jobs, in queue order
-	keys    []float64 // per queued position: the dynamic sort keys, recomputed per pass
-	idxBuf  []int32   // scratch for sortQueue
-	sortBuf []int32
-	prio    []float64 // per job: static priority
-	order   []float64 // per job: static order key
+	queue   []int32    // waiting jobs, in queue order
+	keys    []queueKey // per queued job: sort keys, recomputed per pass by dynamic rules
+	prio    []float64  // per job: static priority
+	order   []float64  // per job: static order key
 	run     []running
 	heap    []event
 	shutSeq int32

@@ -72,6 +72,37 @@ const (
 // Dynamic reports whether the value can change while a job waits.
 func (d Deps) Dynamic() bool { return d&^DepJob != 0 }
 
+// JobFields is a set of JobEnv fields, one bit per field in declaration
+// order; the engine fills only the fields a rule reads.
+type JobFields uint32
+
+// AllJobFields is every field of JobEnv.
+const AllJobFields JobFields = 1<<13 - 1
+
+// Bits of JobFields, in JobEnv's field order.
+const (
+	FieldID JobFields = 1 << iota
+	FieldUser
+	FieldGroup
+	FieldQueue
+	FieldSubmit
+	FieldWait
+	FieldNodes
+	FieldProcs
+	FieldRuntime
+	FieldWalltime
+	FieldEstimate
+	FieldPower
+	FieldPowerPerNode
+)
+
+// JobFieldBits maps the names rules use (expr tags) to their bits.
+var JobFieldBits = map[string]JobFields{
+	"id": FieldID, "user": FieldUser, "group": FieldGroup, "queue": FieldQueue, "submit": FieldSubmit,
+	"wait": FieldWait, "nodes": FieldNodes, "procs": FieldProcs, "runtime": FieldRuntime,
+	"walltime": FieldWalltime, "estimate": FieldEstimate, "power": FieldPower, "power_per_node": FieldPowerPerNode,
+}
+
 // Expr is a compiled rule expression. Exactly one of Num and Bool is set.
 // Evaluation never fails silently: a rule that cannot be evaluated panics
 // with *EvalError, which the runtime turns into the run's error.
@@ -79,6 +110,7 @@ type Expr struct {
 	Source string // as written in the scenario
 	Where  string // file:line:col of the expression, for runtime errors
 	Deps   Deps
+	Fields JobFields // the job fields it reads; AllJobFields when unsure
 	Num    func(*Env) float64
 	Bool   func(*Env) bool
 }

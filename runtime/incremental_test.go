@@ -17,11 +17,11 @@ import (
 // covers greedy backfill, static priorities and order keys, admit rules,
 // shutdown, and boot and shutdown delays.
 func TestIncrementalPassesChangeNothing(t *testing.T) {
-	bigFirst := &Expr{Source: "job.nodes", Deps: DepJob, Num: func(e *Env) float64 { return float64(e.Job.Nodes) }}
-	shortFirst := &Expr{Source: "job.walltime", Deps: DepJob, Num: func(e *Env) float64 { return e.Job.Walltime }}
+	bigFirst := &Expr{Source: "job.nodes", Deps: DepJob, Fields: FieldNodes, Num: func(e *Env) float64 { return float64(e.Job.Nodes) }}
+	shortFirst := &Expr{Source: "job.walltime", Deps: DepJob, Fields: FieldWalltime, Num: func(e *Env) float64 { return e.Job.Walltime }}
 	// A static admit rule that refused a job would refuse it forever (the
 	// run then fails); this one admits all, exercising the code path.
-	anyJob := &Expr{Source: "job.nodes > 0", Deps: DepJob, Bool: func(e *Env) bool { return e.Job.Nodes > 0 }}
+	anyJob := &Expr{Source: "job.nodes > 0", Deps: DepJob, Fields: FieldNodes, Bool: func(e *Env) bool { return e.Job.Nodes > 0 }}
 	policies := []Policy{
 		{Name: "fcfs"},
 		{Name: "easy", Backfill: EASY},
@@ -86,7 +86,7 @@ func TestIncrementalPassesChangeNothing(t *testing.T) {
 // i.e. by submit time, ties by trace order) must give exactly the default
 // schedule, though it goes through per-pass evaluation and sorting.
 func TestDynamicPriorityPath(t *testing.T) {
-	waited := &Expr{Source: "job.wait", Deps: DepWait, Num: func(e *Env) float64 { return e.Job.Wait }}
+	waited := &Expr{Source: "job.wait", Deps: DepWait, Fields: FieldWait, Num: func(e *Env) float64 { return e.Job.Wait }}
 	for seed := range uint64(6) {
 		rng := rand.New(rand.NewPCG(seed, 5))
 		nodes := 16 + rng.IntN(48)

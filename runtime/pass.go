@@ -9,7 +9,7 @@ import (
 func (s *sim) enqueue(j int32) {
 	p := s.pol
 	if s.prio != nil || s.order != nil {
-		s.setJobEnv(j)
+		s.setJobEnv(j, fields(p.Priority, p.Order))
 		if s.prio != nil {
 			s.prio[j] = p.Priority.Num(&s.env)
 		}
@@ -52,16 +52,50 @@ func (s *sim) staticBefore(a, b int32) bool {
 	return a < b
 }
 
+// queueKey orders jobs: higher priority first (k0 = −priority), then the
+// order key, then trace order. NaN keys sort last, so the order is total.
+type queueKey struct {
+	k0, k1 float64
+	j      int32
+}
+
+func (a queueKey) less(b queueKey) bool {
+	if a.k0 != b.k0 {
+		return a.k0 < b.k0
+	}
+	if a.k1 != b.k1 {
+		return a.k1 < b.k1
+	}
+	return a.j < b.j
+}
+
+func cmpQueueKey(a, b queueKey) int {
+	switch {
+	case a.less(b):
+		return -1
+	case b.less(a):
+		return 1
+	}
+	return 0
+}
+
+func notNaN(x float64) float64 {
+	if x != x {
+		return math.Inf(1)
+	}
+	return x
+}
+
 // sortQueue re-sorts the queue by rules that depend on time: each key is
 // evaluated once per job per pass into a slice, never in the comparator.
 func (s *sim) sortQueue() {
 	p := s.pol
-	n := len(s.queue)
-	s.keys = s.keys[:0]
 	dynPrio := p.Priority != nil && p.Priority.Deps.Dynamic()
 	dynOrder := p.Order != nil && p.Order.Deps.Dynamic()
+	keys := s.keys[:0]
+	f := fields(p.Priority, p.Order)
 	for _, j := range s.queue {
-		s.setJobEnv(j)
+		s.setJobEnv(j, f)
 		var pr, ord float64
 		switch {
 		case dynPrio:
@@ -77,34 +111,29 @@ func (s *sim) sortQueue() {
 		default:
 			ord = s.jobs[j].Submit
 		}
-		s.keys = append(s.keys, -pr, ord)
+		keys = append(keys, queueKey{k0: notNaN(-pr), k1: notNaN(ord), j: j})
 	}
-	idx := s.idxBuf[:0]
-	for i := range n {
-		idx = append(idx, int32(i))
-	}
-	s.idxBuf = idx
-	keys, q := s.keys, s.queue
-	slices.SortFunc(idx, func(a, b int32) int {
-		ka, kb := keys[2*a:2*a+2], keys[2*b:2*b+2]
-		switch {
-		case ka[0] < kb[0] || (math.IsNaN(kb[0]) && !math.IsNaN(ka[0])):
-			return -1
-		case ka[0] > kb[0] || (math.IsNaN(ka[0]) && !math.IsNaN(kb[0])):
-			return 1
-		case ka[1] < kb[1]:
-			return -1
-		case ka[1] > kb[1]:
-			return 1
+	s.keys = keys
+	// The queue is still in the last pass's order, and rules that depend
+	// on time mostly change it little from one pass to the next: an
+	// insertion sort is then near-linear. If it moves too much, pdqsort.
+	moves, limit := 0, 8*len(keys)+64
+	for i := 1; i < len(keys); i++ {
+		x := keys[i]
+		k := i
+		for k > 0 && x.less(keys[k-1]) {
+			keys[k] = keys[k-1]
+			k--
 		}
-		return int(q[a] - q[b])
-	})
-	sorted := s.sortBuf[:0]
-	for _, k := range idx {
-		sorted = append(sorted, q[k])
+		keys[k] = x
+		if moves += i - k; moves > limit {
+			slices.SortFunc(keys, cmpQueueKey)
+			break
+		}
 	}
-	s.sortBuf = sorted
-	copy(s.queue, sorted)
+	for i, k := range keys {
+		s.queue[i] = k.j
+	}
 }
 
 // setPassEnv fills the parts of the environment that are fixed for a pass.
@@ -132,15 +161,71 @@ func (s *sim) powerNow() float64 {
 		float64(s.booting)*m.Power.Boot + float64(s.shutting)*m.Power.Shutdown + s.infraW()
 }
 
-// setJobEnv fills env.Job for job j.
-func (s *sim) setJobEnv(j int32) {
+// setJobEnv fills the fields of env.Job for job j that rules read: for a
+// rule evaluated for every waiting job in every pass, copying the rest
+// would cost more than the rule.
+func (s *sim) setJobEnv(j int32, f JobFields) {
 	jb := &s.jobs[j]
-	s.env.Job = JobEnv{
-		ID: int(jb.ID), User: jb.User, Group: jb.Group, Queue: jb.Queue,
-		Submit: jb.Submit, Wait: s.now - jb.Submit, Nodes: jb.Nodes, Procs: jb.Procs,
-		Runtime: jb.Runtime, Walltime: jb.Walltime, Estimate: s.est[j],
-		Power: float64(jb.Nodes) * s.pw[j], PowerPerNode: s.pw[j],
+	e := &s.env.Job
+	if f == AllJobFields {
+		*e = JobEnv{
+			ID: int(jb.ID), User: jb.User, Group: jb.Group, Queue: jb.Queue,
+			Submit: jb.Submit, Wait: s.now - jb.Submit, Nodes: jb.Nodes, Procs: jb.Procs,
+			Runtime: jb.Runtime, Walltime: jb.Walltime, Estimate: s.est[j],
+			Power: float64(jb.Nodes) * s.pw[j], PowerPerNode: s.pw[j],
+		}
+		return
 	}
+	if f&FieldID != 0 {
+		e.ID = int(jb.ID)
+	}
+	if f&FieldUser != 0 {
+		e.User = jb.User
+	}
+	if f&FieldGroup != 0 {
+		e.Group = jb.Group
+	}
+	if f&FieldQueue != 0 {
+		e.Queue = jb.Queue
+	}
+	if f&FieldSubmit != 0 {
+		e.Submit = jb.Submit
+	}
+	if f&FieldWait != 0 {
+		e.Wait = s.now - jb.Submit
+	}
+	if f&FieldNodes != 0 {
+		e.Nodes = jb.Nodes
+	}
+	if f&FieldProcs != 0 {
+		e.Procs = jb.Procs
+	}
+	if f&FieldRuntime != 0 {
+		e.Runtime = jb.Runtime
+	}
+	if f&FieldWalltime != 0 {
+		e.Walltime = jb.Walltime
+	}
+	if f&FieldEstimate != 0 {
+		e.Estimate = s.est[j]
+	}
+	if f&FieldPower != 0 {
+		e.Power = float64(jb.Nodes) * s.pw[j]
+	}
+	if f&FieldPowerPerNode != 0 {
+		e.PowerPerNode = s.pw[j]
+	}
+}
+
+// fields is the union of the job fields the given rules read.
+func fields(es ...*Expr) JobFields {
+	var f JobFields
+	for _, e := range es {
+		if e != nil {
+			f |= e.Fields
+		}
+	}
+	return f
 }
 
 // admitted evaluates the admit rule for job j.
@@ -148,17 +233,22 @@ func (s *sim) admitted(j int32) bool {
 	if s.pol.Admit == nil {
 		return true
 	}
-	s.setJobEnv(j)
+	s.setJobEnv(j, s.pol.Admit.Fields)
 	return s.pol.Admit.Bool(&s.env)
 }
 
 // pass runs one scheduling pass and reports whether any job started.
 func (s *sim) pass() bool {
-	defer func() { s.changed = false }()
 	if len(s.queue) == 0 {
-		s.blocked = false
+		s.blocked, s.changed = false, false
 		return false
 	}
+	if s.free() == 0 {
+		// Nothing can start, whatever the order. `changed` stays as it is,
+		// so the next pass still knows whether it may be incremental.
+		return false
+	}
+	defer func() { s.changed = false }()
 	if s.incremental() {
 		return s.arrivalPass()
 	}

@@ -14,15 +14,16 @@ reps=${2:-5}
 data=$(cd "$data" && pwd)
 
 bin=$(mktemp -d)/pwrc
-trap 'rm -rf "$(dirname "$bin")"' EXIT
+tfile=$(mktemp)
+trap 'rm -rf "$(dirname "$bin")" "$tfile"' EXIT
 go build -o "$bin" ./cmd/pwrc
 
 # best wall time and peak RSS (KB) of REPS runs of a command
 measure() {
-  local best="" rss=0 out
+  local best="" rss=0
   for _ in $(seq "$reps"); do
-    out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-    read -r t m <<<"$out"
+    /usr/bin/time -o "$tfile" -f "%e %M" "$@" >/dev/null 2>&1
+    read -r t m < "$tfile"
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
     [ "$m" -gt "$rss" ] && rss=$m
   done
