@@ -30,6 +30,48 @@ type numFn = func(*runtime.Env) float64
 type intFn = func(*runtime.Env) int
 type boolFn = func(*runtime.Env) bool
 
+// choose is the ternary operator over closures of any result type.
+func choose[T any](c boolFn, a, b func(*runtime.Env) T) func(*runtime.Env) T {
+	if c == nil || a == nil || b == nil {
+		return nil
+	}
+	return func(e *runtime.Env) T {
+		if c(e) {
+			return a(e)
+		}
+		return b(e)
+	}
+}
+
+// negate and plusMinusTimes are the arithmetic shared by int and float
+// closures; float-only and int-only operators are spelled out where used.
+func negate[T int | float64](op string, a func(*runtime.Env) T) func(*runtime.Env) T {
+	switch {
+	case a == nil:
+		return nil
+	case op == "-":
+		return func(e *runtime.Env) T { return -a(e) }
+	case op == "+":
+		return a
+	}
+	return nil
+}
+
+func plusMinusTimes[T int | float64](op string, a, b func(*runtime.Env) T) func(*runtime.Env) T {
+	if a == nil || b == nil {
+		return nil
+	}
+	switch op {
+	case "+":
+		return func(e *runtime.Env) T { return a(e) + b(e) }
+	case "-":
+		return func(e *runtime.Env) T { return a(e) - b(e) }
+	case "*":
+		return func(e *runtime.Env) T { return a(e) * b(e) }
+	}
+	return nil
+}
+
 type fastRule struct {
 	num  numFn
 	bool boolFn
@@ -199,31 +241,13 @@ func (cc *closureCompiler) num(n ast.Node) numFn {
 		if !isFloat(x) || !isFloat(x.Node) {
 			return nil
 		}
-		a := cc.num(x.Node)
-		if a == nil {
-			return nil
-		}
-		switch x.Operator {
-		case "-":
-			return func(e *runtime.Env) float64 { return -a(e) }
-		case "+":
-			return a
-		}
+		return negate(x.Operator, cc.num(x.Node))
 	case *ast.BinaryNode:
 		return cc.arith(x)
 	case *ast.ConditionalNode:
 		// A ternary with an int and a float branch gives either; either
 		// converts to float64 as the VM's result does.
-		c, a, b := cc.cond(x.Cond), cc.num(x.Exp1), cc.num(x.Exp2)
-		if c == nil || a == nil || b == nil {
-			return nil
-		}
-		return func(e *runtime.Env) float64 {
-			if c(e) {
-				return a(e)
-			}
-			return b(e)
-		}
+		return choose(cc.cond(x.Cond), cc.num(x.Exp1), cc.num(x.Exp2))
 	case *ast.BuiltinNode:
 		return cc.builtin(x)
 	}
@@ -250,12 +274,8 @@ func (cc *closureCompiler) arith(x *ast.BinaryNode) numFn {
 		return nil
 	}
 	switch x.Operator {
-	case "+":
-		return func(e *runtime.Env) float64 { return a(e) + b(e) }
-	case "-":
-		return func(e *runtime.Env) float64 { return a(e) - b(e) }
-	case "*":
-		return func(e *runtime.Env) float64 { return a(e) * b(e) }
+	case "+", "-", "*":
+		return plusMinusTimes(x.Operator, a, b)
 	case "/":
 		return func(e *runtime.Env) float64 { return a(e) / b(e) }
 	default: // "**", "^"
@@ -279,28 +299,15 @@ func (cc *closureCompiler) integer(n ast.Node) intFn {
 	case *ast.MemberNode:
 		return intFields[path(x)]
 	case *ast.UnaryNode:
-		a := cc.integer(x.Node)
-		if a == nil {
-			return nil
-		}
-		switch x.Operator {
-		case "-":
-			return func(e *runtime.Env) int { return -a(e) }
-		case "+":
-			return a
-		}
+		return negate(x.Operator, cc.integer(x.Node))
 	case *ast.BinaryNode:
 		a, b := cc.integer(x.Left), cc.integer(x.Right)
 		if a == nil || b == nil {
 			return nil
 		}
 		switch x.Operator {
-		case "+":
-			return func(e *runtime.Env) int { return a(e) + b(e) }
-		case "-":
-			return func(e *runtime.Env) int { return a(e) - b(e) }
-		case "*":
-			return func(e *runtime.Env) int { return a(e) * b(e) }
+		case "+", "-", "*":
+			return plusMinusTimes(x.Operator, a, b)
 		case "%":
 			return func(e *runtime.Env) int {
 				d := b(e)
@@ -311,16 +318,7 @@ func (cc *closureCompiler) integer(n ast.Node) intFn {
 			}
 		}
 	case *ast.ConditionalNode:
-		c, a, b := cc.cond(x.Cond), cc.integer(x.Exp1), cc.integer(x.Exp2)
-		if c == nil || a == nil || b == nil {
-			return nil
-		}
-		return func(e *runtime.Env) int {
-			if c(e) {
-				return a(e)
-			}
-			return b(e)
-		}
+		return choose(cc.cond(x.Cond), cc.integer(x.Exp1), cc.integer(x.Exp2))
 	case *ast.BuiltinNode:
 		switch x.Name {
 		case "abs":
@@ -501,16 +499,7 @@ func (cc *closureCompiler) cond(n ast.Node) boolFn {
 		}
 		return func(e *runtime.Env) bool { return !a(e) }
 	case *ast.ConditionalNode:
-		c, a, b := cc.cond(x.Cond), cc.cond(x.Exp1), cc.cond(x.Exp2)
-		if c == nil || a == nil || b == nil {
-			return nil
-		}
-		return func(e *runtime.Env) bool {
-			if c(e) {
-				return a(e)
-			}
-			return b(e)
-		}
+		return choose(cc.cond(x.Cond), cc.cond(x.Exp1), cc.cond(x.Exp2))
 	case *ast.BinaryNode:
 		switch x.Operator {
 		case "&&", "and", "||", "or":

@@ -43,16 +43,7 @@ func TestIncrementalPassesChangeNothing(t *testing.T) {
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		nodes := 8 + rng.IntN(60)
-		grain := []float64{1, 60, 300}[seed%3]
-		var jobs []workload.Job
-		tm := 0.0
-		for i := range 800 {
-			tm += grain * float64(rng.IntN(4))
-			run := grain * float64(1+rng.IntN(40))
-			wall := run * float64(1+rng.IntN(3))
-			n := 1 + rng.IntN(max(1, nodes/(1+rng.IntN(6))))
-			jobs = append(jobs, workload.Job{ID: int64(i + 1), Submit: tm, Runtime: run, Walltime: wall, Procs: n, Nodes: n})
-		}
+		jobs := randomJobs(rng, 800, nodes, []float64{1, 60, 300}[seed%3])
 		for _, m := range machines {
 			for _, pol := range policies {
 				t.Run(fmt.Sprintf("seed%d/%s/%s", seed, m.Name, pol.Name), func(t *testing.T) {

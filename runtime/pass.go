@@ -167,15 +167,6 @@ func (s *sim) powerNow() float64 {
 func (s *sim) setJobEnv(j int32, f JobFields) {
 	jb := &s.jobs[j]
 	e := &s.env.Job
-	if f == AllJobFields {
-		*e = JobEnv{
-			ID: int(jb.ID), User: jb.User, Group: jb.Group, Queue: jb.Queue,
-			Submit: jb.Submit, Wait: s.now - jb.Submit, Nodes: jb.Nodes, Procs: jb.Procs,
-			Runtime: jb.Runtime, Walltime: jb.Walltime, Estimate: s.est[j],
-			Power: float64(jb.Nodes) * s.pw[j], PowerPerNode: s.pw[j],
-		}
-		return
-	}
 	if f&FieldID != 0 {
 		e.ID = int(jb.ID)
 	}

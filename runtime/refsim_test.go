@@ -126,28 +126,34 @@ func TestRealTracesMatchReference(t *testing.T) {
 	}
 }
 
-// Random workloads with many simultaneous events and a coarse time grain
-// exercise ties that real traces rarely have.
+// randomJobs makes n jobs on a machine of the given width, with times on a
+// grain of seconds: a coarse grain gives many simultaneous events, ties
+// that real traces rarely have. A fifth of the jobs are killed at their
+// requested time; most are narrow, some as wide as the machine.
+func randomJobs(rng *rand.Rand, n, nodes int, grain float64) []workload.Job {
+	var jobs []workload.Job
+	tm := 0.0
+	for i := range n {
+		tm += grain * float64(rng.IntN(4))
+		run := grain * float64(1+rng.IntN(50))
+		wall := run * float64(1+rng.IntN(3))
+		if rng.IntN(5) == 0 {
+			run = wall
+		}
+		w := 1 + rng.IntN(nodes)
+		if rng.IntN(3) > 0 {
+			w = 1 + rng.IntN(max(1, nodes/8))
+		}
+		jobs = append(jobs, workload.Job{ID: int64(i + 1), Submit: tm, Runtime: run, Walltime: wall, Procs: w, Nodes: w})
+	}
+	return jobs
+}
+
 func TestRandomWorkloadsMatchReference(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		nodes := 8 + rng.IntN(120)
-		grain := []float64{1, 60, 600}[seed%3]
-		var jobs []workload.Job
-		tm := 0.0
-		for i := range 1500 {
-			tm += grain * float64(rng.IntN(4))
-			run := grain * float64(1+rng.IntN(50))
-			wall := run * float64(1+rng.IntN(3))
-			if rng.IntN(5) == 0 {
-				run = wall // killed at its requested time
-			}
-			n := 1 + rng.IntN(nodes)
-			if rng.IntN(3) > 0 {
-				n = 1 + rng.IntN(max(1, nodes/8))
-			}
-			jobs = append(jobs, workload.Job{ID: int64(i + 1), Submit: tm, Runtime: run, Walltime: wall, Procs: n, Nodes: n})
-		}
+		jobs := randomJobs(rng, 1500, nodes, []float64{1, 60, 600}[seed%3])
 		for _, p := range basicPolicies {
 			t.Run(fmt.Sprintf("seed%d/%s", seed, p.name), func(t *testing.T) { compareWithReference(t, jobs, nodes, p.pol, p.ref) })
 		}

@@ -125,15 +125,7 @@ func TestJobsCSV(t *testing.T) {
 	if len(files) != 6 {
 		t.Fatalf("%d CSV files, want 6: %v", len(files), files)
 	}
-	f, err := os.Open(filepath.Join(dir, "kunkel_fixed-easy.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "kunkel_fixed-easy.csv"))
 	if !strings.HasPrefix(strings.Join(rows[0], ","), "id,submit,start,end,nodes") {
 		t.Errorf("header %v", rows[0])
 	}
@@ -143,6 +135,20 @@ func TestJobsCSV(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
 	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // TestCheckShippedScenarios: every example and stdlib module is clean,

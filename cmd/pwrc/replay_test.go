@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -30,15 +28,7 @@ func TestReplayMatchesReference(t *testing.T) {
 			if code != 0 {
 				t.Fatal(errOut)
 			}
-			f, err := os.Open(filepath.Join(dir, "replay.csv"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			rows, err := csv.NewReader(f).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
+			rows := readCSV(t, filepath.Join(dir, "replay.csv"))
 			if len(rows)-1 != len(jobs) {
 				t.Fatalf("%d job rows, want %d", len(rows)-1, len(jobs))
 			}
