@@ -621,7 +621,14 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
 			{name: "order", usage: "order job.submit", decode: rule(&p.Order, numExpr)},
 			{name: "priority", usage: "priority job.wait / job.walltime", decode: rule(&p.Priority, numExpr)},
-			{name: "admit", usage: "admit !peak || job.nodes <= 16", decode: rule(&p.Admit, boolExpr)},
+			{name: "admit", usage: "admit !peak || job.nodes <= 16", decode: func(s *lang.Stmt) {
+				rule(&p.Admit, boolExpr)(s)
+				if p.Admit != nil && !p.Admit.Deps.Dynamic() && b == nil {
+					_, r := c.file(s).ArgsSource(s, 0)
+					c.diags.Warnf(r, "this admit rule depends only on fixed job attributes").
+						With("A job it refuses is refused in every pass and never starts (the run then fails); make it depend on time, e.g. `!peak || %s`.", p.Admit.Source)
+				}
+			}},
 			{name: "backfill", usage: "backfill easy`, `backfill none` or `backfill greedy depth 1000", decode: func(s *lang.Stmt) {
 				if !c.args(s, 1, 3, "backfill easy`, `backfill none` or `backfill greedy depth 1000") {
 					return
