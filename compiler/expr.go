@@ -181,6 +181,9 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 	}
 	at := subRange(src, r, fe.From, max(fe.To, fe.From+1))
 	msg := fe.Message
+	if c.danglingOperator(src, r, at, msg) {
+		return
+	}
 	d := &lang.Diagnostic{Severity: lang.Error, Range: at, Summary: "invalid rule: " + msg}
 	switch {
 	case strings.HasPrefix(msg, "unknown name "):
@@ -279,6 +282,38 @@ func lastOperator(src string) string {
 		}
 	}
 	return ""
+}
+
+// danglingOperator explains a syntax error on a line the rule only reached
+// because the line before ended with an operator (a rule continues after
+// one): most likely that line is unfinished and the next is a new field.
+func (c *compiler) danglingOperator(src string, r, at lang.Range, msg string) bool {
+	if at.Start.Line <= r.Start.Line || !(strings.HasPrefix(msg, "unexpected") || strings.HasPrefix(msg, "unknown name")) {
+		return false
+	}
+	// The end of the line before the error, within the rule's source.
+	lines := strings.Split(src, "\n")
+	k := at.Start.Line - r.Start.Line - 1 // index of the line before
+	if k < 0 || k >= len(lines) {
+		return false
+	}
+	prev := strings.TrimRight(lines[k], " \t\r")
+	fields := strings.Fields(prev)
+	if len(fields) == 0 {
+		return false
+	}
+	op := fields[len(fields)-1]
+	// The operator's position: rune offset of the end of line k.
+	off := 0
+	for _, l := range lines[:k] {
+		off += len([]rune(l)) + 1
+	}
+	end := off + len([]rune(prev))
+	opRange := subRange(src, r, end-len([]rune(op)), end)
+	c.diags = append(c.diags, &lang.Diagnostic{Severity: lang.Error, Range: opRange,
+		Summary: fmt.Sprintf("incomplete rule: `%s` needs something after it", op),
+		Detail:  fmt.Sprintf("A line that ends with an operator continues on the next, so line %d was read as part of this rule; finish the rule or remove the `%s`.", at.Start.Line, op)})
+	return true
 }
 
 // rootBefore finds the environment root of the member access that ends

@@ -42,6 +42,7 @@ var (
 	tokIdent       = lexRules.Symbols()["Ident"]
 	tokNumber      = lexRules.Symbols()["Number"]
 	tokOp          = lexRules.Symbols()["Op"]
+	tokComma       = lexRules.Symbols()["Comma"]
 )
 
 // maxLexErrors bounds the diagnostics from one file's lexical scan, so that
@@ -113,7 +114,7 @@ func tokenize(name string, src []byte, what string) ([]lexer.Token, Diagnostics)
 			if len(stack) > 0 && stack[len(stack)-1].Value != "{" {
 				continue
 			}
-			if n := len(out); n > 0 && out[n-1].Type == tokNewline {
+			if n := len(out); n > 0 && (out[n-1].Type == tokNewline || continuesLine(out[n-1])) {
 				continue
 			}
 		case tokInvalid:
@@ -363,6 +364,26 @@ func (l *sliceLexer) Next() (lexer.Token, error) {
 func isTopKeyword(s string) bool {
 	switch s {
 	case "import", "param", "machine", "contract", "policy", "experiment":
+		return true
+	}
+	return false
+}
+
+// continuesLine reports whether a line ending in t goes on to the next:
+// after a binary operator a rule cannot be complete (`priority job.wait /`),
+// nor a list after a comma (`report run_days,`). Not after `%`, which is
+// also a unit (`budget 50%`), nor `=`, which ends `param x =` unfinished.
+func continuesLine(t lexer.Token) bool {
+	switch t.Type {
+	case tokIdent:
+		return t.Value == "and" || t.Value == "or"
+	case tokComma:
+		return true
+	case tokOp:
+		switch t.Value {
+		case "%", "!", ".", "..", "=":
+			return false
+		}
 		return true
 	}
 	return false

@@ -164,10 +164,7 @@ func syntaxError(name string, src []byte, err error, seg []lexer.Token) *Diagnos
 		d.Summary = fmt.Sprintf("expected a statement, found %s", describeToken(tok))
 		d.Detail = "A statement starts with a word such as `machine`, `nodes` or `policy`."
 		if tok.Type == tokOp {
-			d.Detail += " To continue an expression on the next line, wrap it in parentheses."
-		}
-		if prev := tokenBefore(seg, tok); prev != nil && prev.Type == tokOp && !first {
-			d.Detail = fmt.Sprintf("The line before ends with `%s`; a rule continues on the next line only inside parentheses, e.g. `admit (peak &&` ... `job.nodes > 4)`.", prev.Value)
+			d.Detail += " To continue a rule on the next line, end the line before with its operator (`job.wait /`) or wrap the rule in parentheses."
 		}
 		if next := tokenAfter(seg, tok); tok.Type == tokNumber && next != nil && next.Type == tokIdent && endsStatement(tokenAfter(seg, *next)) {
 			d.Detail = fmt.Sprintf("Write the name first: `%s %s`.", next.Value, tok.Value)
