@@ -68,6 +68,7 @@ type sim struct {
 	status []uint8 // 0 waiting/not arrived, 1 started
 
 	pol     *Policy
+	deps    Deps // what the policy's rules read
 	nodes   int
 	machine *Machine
 
@@ -141,9 +142,9 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, jobPower 
 		}
 	}
 	s.priceMean = meanPrice(tar)
-	deps := pol.deps()
-	s.wakeDeps = deps&(DepNow|DepPeak|DepPrice) != 0
-	s.wakeHours = deps&DepNow != 0
+	s.deps = pol.deps()
+	s.wakeDeps = s.deps&(DepNow|DepPeak|DepPrice) != 0
+	s.wakeHours = s.deps&DepNow != 0
 	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
 		s.prio = make([]float64, n)
 	}

@@ -141,7 +141,7 @@ func (s *sim) setPassEnv() {
 	e := &s.env
 	e.Now.Seconds = s.now
 	e.Now.Day = (s.now - s.firstT) / 86400
-	if s.pol.deps()&DepNow != 0 {
+	if s.deps&DepNow != 0 {
 		w := s.clock.Time(s.now)
 		e.Now.Hour = float64(w.Hour()) + float64(w.Minute())/60 + float64(w.Second())/3600
 		e.Now.Weekday = int(w.Weekday())
@@ -243,7 +243,7 @@ func (s *sim) pass() bool {
 	if s.incremental() {
 		return s.arrivalPass()
 	}
-	if s.pol.deps() != 0 {
+	if s.deps != 0 {
 		s.setPassEnv()
 	}
 	if s.dynamicOrder() {
@@ -307,7 +307,7 @@ var fullPassesOnly = false
 // would be passed over again: fits and extra nodes are unchanged, and an
 // end by the shadow time only gets harder as time moves on.
 func (s *sim) incremental() bool {
-	return !fullPassesOnly && !s.changed && s.blocked && !s.pol.deps().Dynamic() && s.scanned <= len(s.queue)
+	return !fullPassesOnly && !s.changed && s.blocked && !s.deps.Dynamic() && s.scanned <= len(s.queue)
 }
 
 // arrivalPass is a pass over the jobs that arrived since the last one.

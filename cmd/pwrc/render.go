@@ -164,7 +164,8 @@ func configName(e *pwrt.Experiment, r *pwrt.Run) string {
 // magnitude (k€ or €) are chosen per table, from the largest value.
 func metricColumn(key string, rs []*pwrt.Result) column {
 	ok := func(f func(m *pwrt.Metrics) float64) func(r *pwrt.Result) string {
-		return func(r *pwrt.Result) string { return fmtNumber(f(&r.Metrics), decimalsFor(rs, f)) }
+		d := decimalsFor(rs, f)
+		return func(r *pwrt.Result) string { return thousands(f(&r.Metrics), d) }
 	}
 	switch key {
 	case "run_days":
@@ -267,8 +268,6 @@ func decimalsFor(rs []*pwrt.Result, f func(m *pwrt.Metrics) float64) int {
 	}
 	return 3
 }
-
-func fmtNumber(v float64, decimals int) string { return thousands(v, decimals) }
 
 // fmtWait shows a wait in minutes, or in days (marked d) from one day on,
 // as in Kunkel et al.'s tables.
