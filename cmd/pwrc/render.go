@@ -49,15 +49,21 @@ func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, r
 	for _, i := range e.Runs {
 		rs = append(rs, results[i])
 	}
-	title := fmt.Sprintf("experiment %s", e.Name)
-	if len(rs) > 0 {
-		r0 := rs[0].Run
-		title += fmt.Sprintf(" · %s", plural(len(rs), "run"))
-		if same(rs, func(r *pwrt.Result) string { return r.Run.Workload.Name }) {
-			title += " · workload " + r0.Workload.Name
+	title := fmt.Sprintf("experiment %s · %s", e.Name, plural(len(rs), "run"))
+	// Workload and machine size are known only for runs that got that far.
+	var ok []*pwrt.Result
+	for _, r := range rs {
+		if r.Err == nil {
+			ok = append(ok, r)
 		}
-		if same(rs, func(r *pwrt.Result) string { return fmt.Sprint(r.Run.Machine.Name, r.Workload.Nodes) }) {
-			title += fmt.Sprintf(" · machine %s (%s nodes)", r0.Machine.Name, thousands(float64(rs[0].Workload.Nodes), 0))
+	}
+	if len(ok) > 0 {
+		r0 := ok[0]
+		if same(ok, func(r *pwrt.Result) string { return r.Run.Workload.Name }) {
+			title += " · workload " + r0.Run.Workload.Name
+		}
+		if same(ok, func(r *pwrt.Result) string { return fmt.Sprint(r.Run.Machine.Name, r.Workload.Nodes) }) {
+			title += fmt.Sprintf(" · machine %s (%s nodes)", r0.Run.Machine.Name, thousands(float64(r0.Workload.Nodes), 0))
 		}
 	}
 	if markdown {
@@ -324,6 +330,10 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 	}
 	seen := map[string]bool{}
 	for _, r := range rs {
+		if r.Err != nil {
+			notes = append(notes, fmt.Sprintf("Run %s failed: %v", r.Run.Name, r.Err))
+			continue
+		}
 		if s := cleaningNote(r.Workload); s != "" && !seen[s] {
 			seen[s] = true
 			notes = append(notes, s)
@@ -344,10 +354,10 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 func cleaningNote(w pwrt.WorkloadInfo) string {
 	c := w.Clean
 	if w.Path == "" {
-		return fmt.Sprintf("Workload %s: %s jobs from pwrc's seeded synthetic model (a plausible HPC workload, not a site's trace).", w.Name, thousands(float64(c.Jobs), 0))
+		return fmt.Sprintf("Workload %s: %s from pwrc's seeded synthetic model (a plausible HPC workload, not a site's trace).", w.Name, count(c.Jobs, "job"))
 	}
-	s := fmt.Sprintf("Workload %s: %s records, %s jobs simulated on %s nodes", w.Name,
-		thousands(float64(w.Records), 0), thousands(float64(c.Jobs), 0), thousands(float64(w.Nodes), 0))
+	s := fmt.Sprintf("Workload %s: %s, %s simulated on %s nodes", w.Name,
+		count(w.Records, "record"), count(c.Jobs, "job"), thousands(float64(w.Nodes), 0))
 	var dropped []string
 	add := func(n int, why string) {
 		if n > 0 {
@@ -371,9 +381,24 @@ func cleaningNote(w pwrt.WorkloadInfo) string {
 		s += fmt.Sprintf("; %s sized by requested processors", thousands(float64(c.ProcsFromRequested), 0))
 	}
 	if w.BadLines > 0 {
-		s += fmt.Sprintf("; %s malformed lines skipped (first at line %s)", thousands(float64(w.BadLines), 0), joinInts(w.FirstBad))
+		where := "at line"
+		if len(w.FirstBad) > 1 {
+			where = "at lines"
+		}
+		if w.BadLines > len(w.FirstBad) {
+			where = "the first at lines"
+		}
+		s += fmt.Sprintf("; %s skipped (%s %s)", count(w.BadLines, "malformed line"), where, joinInts(w.FirstBad))
 	}
 	return s + "."
+}
+
+// count is "1 job", "2 jobs", "28,467 jobs".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return thousands(float64(n), 0) + " " + what + "s"
 }
 
 func joinInts(xs []int) string {

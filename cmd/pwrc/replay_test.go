@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pwrc/pwrc/internal/refsim"
@@ -59,5 +61,51 @@ func TestReplayMatchesReference(t *testing.T) {
 				t.Errorf("%d of %d jobs differ", bad, len(jobs))
 			}
 		})
+	}
+}
+
+// TestKunkelBillingOnKTH: the billing example replays KTH under three
+// schedulers and three cost models. Shutting idle nodes off must save
+// energy against EASY under every cost model, FCFS must make users wait far
+// longer than EASY, and the table must say what cleaning did.
+func TestKunkelBillingOnKTH(t *testing.T) {
+	d := testenv.Data(t, "traces/KTH-SP2-1996-2.1-cln.swf.gz")
+	prices := testenv.Data(t, "prices/T1.csv")
+	args := []string{"run", "../../examples/kunkel_billing.pwr", "--set", "trace=" + d, "--set", "kunkel_prices=" + prices}
+	table, errOut, code := pwrc(t, args...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{"9 dropped (8 with run time ≤ 0, 1 without processors)", "475 run times capped at the requested time"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table does not say %q:\n%s", want, table)
+		}
+	}
+	out, _, _ := pwrc(t, append(args, "--format", "json")...)
+	var runs []struct {
+		Params  map[string]string
+		Metrics map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 9 {
+		t.Fatalf("%d runs, want 9", len(runs))
+	}
+	metric := map[[2]string]map[string]any{}
+	for _, r := range runs {
+		metric[[2]string{r.Params["contract"], r.Params["policy"]}] = r.Metrics
+	}
+	for _, k := range []string{"kunkel_fixed", "kunkel_basepeak", "kunkel_hourly"} {
+		easy, off, fcfs := metric[[2]string{k, "easy"}], metric[[2]string{k, "easy_shutdown"}], metric[[2]string{k, "fcfs"}]
+		if !(off["energy_mwh"].(float64) < easy["energy_mwh"].(float64)) {
+			t.Errorf("%s: easy_shutdown uses %v MWh, easy %v", k, off["energy_mwh"], easy["energy_mwh"])
+		}
+		if !(off["saving"].(float64) > 0) {
+			t.Errorf("%s: easy_shutdown saves %v against easy", k, off["saving"])
+		}
+		if fw, ew := fcfs["wait_mean_s"].(float64), easy["wait_mean_s"].(float64); !(fw > 10*ew) {
+			t.Errorf("%s: mean wait under FCFS %.0f s is not far above EASY's %.0f s", k, fw, ew)
+		}
 	}
 }
