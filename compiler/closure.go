@@ -537,20 +537,7 @@ func (cc *closureCompiler) compare(x *ast.BinaryNode) boolFn {
 		return nil
 	}
 	if a, b := cc.integer(x.Left), cc.integer(x.Right); a != nil && b != nil {
-		switch x.Operator {
-		case "<":
-			return func(e *runtime.Env) bool { return a(e) < b(e) }
-		case "<=":
-			return func(e *runtime.Env) bool { return a(e) <= b(e) }
-		case ">":
-			return func(e *runtime.Env) bool { return a(e) > b(e) }
-		case ">=":
-			return func(e *runtime.Env) bool { return a(e) >= b(e) }
-		case "==":
-			return func(e *runtime.Env) bool { return a(e) == b(e) }
-		default:
-			return func(e *runtime.Env) bool { return a(e) != b(e) }
-		}
+		return comparison(x.Operator, a, b)
 	}
 	if !isFloat(x.Left) && !isFloat(x.Right) {
 		return nil
@@ -559,7 +546,12 @@ func (cc *closureCompiler) compare(x *ast.BinaryNode) boolFn {
 	if a == nil || b == nil {
 		return nil
 	}
-	switch x.Operator {
+	return comparison(x.Operator, a, b)
+}
+
+// comparison is a comparison operator over int or float closures.
+func comparison[T int | float64](op string, a, b func(*runtime.Env) T) boolFn {
+	switch op {
 	case "<":
 		return func(e *runtime.Env) bool { return a(e) < b(e) }
 	case "<=":
@@ -570,7 +562,6 @@ func (cc *closureCompiler) compare(x *ast.BinaryNode) boolFn {
 		return func(e *runtime.Env) bool { return a(e) >= b(e) }
 	case "==":
 		return func(e *runtime.Env) bool { return a(e) == b(e) }
-	default:
-		return func(e *runtime.Env) bool { return a(e) != b(e) }
 	}
+	return func(e *runtime.Env) bool { return a(e) != b(e) }
 }

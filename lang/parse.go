@@ -189,21 +189,6 @@ func endsStatement(t *lexer.Token) bool {
 
 var expectedRe = regexp.MustCompile(`\(expected "([^"]*)"\)`)
 
-// tokenBefore returns the significant token before t in seg, or nil.
-func tokenBefore(seg []lexer.Token, t lexer.Token) *lexer.Token {
-	for i := range seg {
-		if seg[i].Pos.Offset == t.Pos.Offset {
-			for j := i - 1; j >= 0; j-- {
-				if seg[j].Type != tokNewline {
-					return &seg[j]
-				}
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
 // tokenAfter returns the token after t in seg, or nil.
 func tokenAfter(seg []lexer.Token, t lexer.Token) *lexer.Token {
 	for i := range seg {
