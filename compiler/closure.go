@@ -30,6 +30,9 @@ type numFn = func(*runtime.Env) float64
 type intFn = func(*runtime.Env) int
 type boolFn = func(*runtime.Env) bool
 
+// constant is a closure that returns v.
+func constant[T any](v T) func(*runtime.Env) T { return func(*runtime.Env) T { return v } }
+
 // choose is the ternary operator over closures of any result type.
 func choose[T any](c boolFn, a, b func(*runtime.Env) T) func(*runtime.Env) T {
 	if c == nil || a == nil || b == nil {
@@ -219,18 +222,16 @@ func (cc *closureCompiler) num(n ast.Node) numFn {
 			return nil
 		}
 		if c, ok := n.(*ast.IntegerNode); ok {
-			v := float64(c.Value)
-			return func(*runtime.Env) float64 { return v }
+			return constant(float64(c.Value))
 		}
 		return func(e *runtime.Env) float64 { return float64(i(e)) }
 	}
 	switch x := n.(type) {
 	case *ast.FloatNode:
-		v := x.Value
-		return func(*runtime.Env) float64 { return v }
+		return constant(x.Value)
 	case *ast.ConstantNode:
 		if v, ok := x.Value.(float64); ok {
-			return func(*runtime.Env) float64 { return v }
+			return constant(v)
 		}
 	case *ast.MemberNode:
 		if !isFloat(x) {
@@ -290,11 +291,10 @@ func (cc *closureCompiler) integer(n ast.Node) intFn {
 	}
 	switch x := n.(type) {
 	case *ast.IntegerNode:
-		v := x.Value
-		return func(*runtime.Env) int { return v }
+		return constant(x.Value)
 	case *ast.ConstantNode:
 		if v, ok := x.Value.(int); ok {
-			return func(*runtime.Env) int { return v }
+			return constant(v)
 		}
 	case *ast.MemberNode:
 		return intFields[path(x)]
@@ -484,11 +484,10 @@ func (cc *closureCompiler) cond(n ast.Node) boolFn {
 	}
 	switch x := n.(type) {
 	case *ast.BoolNode:
-		v := x.Value
-		return func(*runtime.Env) bool { return v }
+		return constant(x.Value)
 	case *ast.ConstantNode:
 		if v, ok := x.Value.(bool); ok {
-			return func(*runtime.Env) bool { return v }
+			return constant(v)
 		}
 	case *ast.IdentifierNode:
 		return boolFields[x.Value]

@@ -272,9 +272,7 @@ func closeBracket(stack *[]lexer.Token, t lexer.Token, name string, diags *Diagn
 		// `[a, b)`: most likely a typo for the closer of the open bracket.
 		top := s[len(s)-1]
 		if report(tokRange(name, t)) {
-			diags.Errorf(tokRange(name, t), "`%s` does not close `%s`", t.Value, top.Value).
-				With("Write `%s` to close the `%s`.", closerOf(top.Value), top.Value).
-				Note(tokRange(name, top), "`%s` opened here", top.Value)
+			misclosed(diags, name, t, top, "Write `%s` to close the `%s`.")
 		}
 		*stack = s[:len(s)-1]
 		return true
@@ -289,9 +287,7 @@ func closeBracket(stack *[]lexer.Token, t lexer.Token, name string, diags *Diagn
 	if j < len(s)-1 {
 		top := s[len(s)-1]
 		if report(tokRange(name, t)) {
-			diags.Errorf(tokRange(name, t), "`%s` does not close `%s`", t.Value, top.Value).
-				With("Add `%s` before it to close the `%s`.", closerOf(top.Value), top.Value).
-				Note(tokRange(name, top), "`%s` opened here", top.Value)
+			misclosed(diags, name, t, top, "Add `%s` before it to close the `%s`.")
 		}
 	}
 	*stack = s[:j]
@@ -387,4 +383,12 @@ func continuesLine(t lexer.Token) bool {
 		return true
 	}
 	return false
+}
+
+// misclosed reports a closing bracket t that does not match the open one,
+// top; fix says how to mend it, with the closer and opener filled in.
+func misclosed(diags *Diagnostics, name string, t, top lexer.Token, fix string) {
+	diags.Errorf(tokRange(name, t), "`%s` does not close `%s`", t.Value, top.Value).
+		With(fix, closerOf(top.Value), top.Value).
+		Note(tokRange(name, top), "`%s` opened here", top.Value)
 }
