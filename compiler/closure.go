@@ -114,6 +114,7 @@ var numFields = map[string]numFn{
 	"job.estimate":       func(e *runtime.Env) float64 { return e.Job.Estimate },
 	"job.power":          func(e *runtime.Env) float64 { return e.Job.Power },
 	"job.power_per_node": func(e *runtime.Env) float64 { return e.Job.PowerPerNode },
+	"job.alloc":          func(e *runtime.Env) float64 { return float64(e.Job.Alloc) },
 	"now.seconds":        func(e *runtime.Env) float64 { return e.Now.Seconds },
 	"now.hour":           func(e *runtime.Env) float64 { return e.Now.Hour },
 	"now.weekday":        func(e *runtime.Env) float64 { return float64(e.Now.Weekday) },
@@ -127,6 +128,8 @@ var numFields = map[string]numFn{
 	"system.busy":        func(e *runtime.Env) float64 { return float64(e.System.Busy) },
 	"system.power":       func(e *runtime.Env) float64 { return e.System.Power },
 	"system.queue":       func(e *runtime.Env) float64 { return float64(e.System.Queue) },
+	"system.job_power":   func(e *runtime.Env) float64 { return e.System.JobPower },
+	"system.budget":      func(e *runtime.Env) float64 { return e.System.Budget },
 }
 
 var intFields = map[string]intFn{
@@ -136,6 +139,7 @@ var intFields = map[string]intFn{
 	"job.queue":    func(e *runtime.Env) int { return e.Job.Queue },
 	"job.nodes":    func(e *runtime.Env) int { return e.Job.Nodes },
 	"job.procs":    func(e *runtime.Env) int { return e.Job.Procs },
+	"job.alloc":    func(e *runtime.Env) int { return e.Job.Alloc },
 	"now.weekday":  func(e *runtime.Env) int { return e.Now.Weekday },
 	"system.nodes": func(e *runtime.Env) int { return e.System.Nodes },
 	"system.free":  func(e *runtime.Env) int { return e.System.Free },

@@ -83,6 +83,9 @@ type compiler struct {
 	guesses map[*lang.Block][]string     // fields taken for misspellings, per block
 	cycles  map[string]bool              // `from` cycles reported, by kind and members
 	inline  map[*lang.Stmt]*decl         // inline declarations in experiments
+	// budgetAt is where each policy's budget relative to a baseline is
+	// written, for errors found when runs are linked to baselines.
+	budgetAt map[string]*lang.Stmt
 }
 
 // module is one loaded file.
@@ -137,6 +140,7 @@ func newCompiler(opts Options) *compiler {
 		params:    map[string]*param{},
 		badParams: map[string]bool{},
 		exprs:     map[*lang.Stmt]*runtime.Expr{},
+		budgetAt:  map[string]*lang.Stmt{},
 		used:      map[string]bool{},
 		guesses:   map[*lang.Block][]string{},
 		cycles:    map[string]bool{},

@@ -173,6 +173,20 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 						if set != nil {
 							*set = true // present: a bad value is reported on its own
 						}
+						if len(s.Args) > 1 { // `idle 13 kW per 1024 nodes`
+							per, rest, ok := c.perNodes(s, s.Args)
+							if !ok {
+								return
+							}
+							if len(rest) != 1 {
+								c.args(&lang.Stmt{Key: s.Key, Args: rest, Range: s.Range}, 1, 1, s.Key.Name+" 70 W")
+								return
+							}
+							if v, ok := c.nonNegative(rest[0], b, lang.Power, s.Key.Name); ok {
+								*dst = v / float64(per)
+							}
+							return
+						}
 						if c.args(s, 1, 1, s.Key.Name+" 70 W") {
 							if v, ok := c.nonNegative(s.Args[0], b, lang.Power, s.Key.Name); ok {
 								*dst = v
@@ -608,7 +622,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 	if !ok {
 		return runtime.Policy{}, false
 	}
-	p := runtime.Policy{Name: d.name, Depth: 1000}
+	p := runtime.Policy{Name: d.name, Depth: 1000, Window: 10}
 	before := c.errs()
 	rule := func(dst **runtime.Expr, kind exprKind) func(*lang.Stmt) {
 		return func(s *lang.Stmt) {
@@ -675,9 +689,141 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 					p.Shutdown = &runtime.Shutdown{After: v}
 				}
 			}},
+			{name: "allocate", usage: "allocate contiguous 512` or `allocate any", decode: func(s *lang.Stmt) {
+				usage := "allocate contiguous 512` or `allocate any"
+				if !c.args(s, 1, 2, usage) {
+					return
+				}
+				k, ok := c.keyword(s.Args[0], "allocate", "any", "contiguous")
+				switch {
+				case !ok:
+				case k == "any" && len(s.Args) == 1:
+					p.Contiguous = 0
+				case k == "contiguous" && len(s.Args) == 2:
+					if n, ok := c.count(s.Args[1], b, "contiguous", 1); ok {
+						p.Contiguous = n
+					}
+				default:
+					c.diags.Errorf(s.Range, "expected `%s`", usage).With("`contiguous N` rounds every allocation up to a multiple of N nodes (Blue Gene/P midplanes: 512).")
+				}
+			}},
+			{name: "budget", usage: "budget 50% of baseline during peak", decode: func(s *lang.Stmt) {
+				if bg, ok := c.budget(s, b); ok {
+					p.Budget = bg
+					if bg != nil && bg.OfBaseline > 0 {
+						c.budgetAt[d.name] = s
+					} else {
+						delete(c.budgetAt, d.name)
+					}
+				}
+			}},
+			{name: "window", usage: "window 10", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "window 10") {
+					if n, ok := c.count(s.Args[0], b, "window", 1); ok {
+						p.Window = n
+					}
+				}
+			}},
+			{name: "select", usage: "select knapsack { value job.nodes; weight job.power }` or `select in_order", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 1, "select knapsack` or `select in_order") {
+					return
+				}
+				k, ok := c.keyword(s.Args[0], "select", "in_order", "knapsack")
+				if !ok {
+					return
+				}
+				p.Select = map[string]runtime.SelectKind{"in_order": runtime.SelectInOrder, "knapsack": runtime.SelectKnapsack}[k]
+				if s.Body != nil && k != "knapsack" {
+					c.diags.Errorf(s.Body.Range, "`select %s` takes no block", k).With("Only `select knapsack` has a value and a weight.")
+					return
+				}
+				c.decodeBlock("the knapsack of "+what(cd), s.Body, []fieldSpec{
+					{name: "value", usage: "value job.nodes", decode: rule(&p.Value, numExpr)},
+					{name: "weight", usage: "weight job.power", decode: rule(&p.Weight, numExpr)},
+				})
+			}},
 		})
 	}
+	if p.Budget == nil && p.Select == runtime.SelectKnapsack && b == nil {
+		c.diags.Warnf(d.stmt.Args[0].Range(), "%s selects by knapsack but has no `budget`", what(d)).
+			With("The knapsack chooses jobs only while a power budget applies; add e.g. `budget 50%% of baseline during peak`.")
+	}
 	return p, c.errs() == before
+}
+
+// budget reads `budget none`, `budget 1.2 MW` or `budget 50% of baseline`,
+// each optionally followed by `during peak` or `while RULE`.
+func (c *compiler) budget(s *lang.Stmt, b binding) (*runtime.Budget, bool) {
+	const usage = "budget 50% of baseline during peak`, `budget 1.2 MW` or `budget 800 kW while now.hour >= 9"
+	a := s.Args
+	if len(a) == 1 && a[0].Text() == "none" {
+		return nil, true
+	}
+	if !c.args(s, 1, -1, usage) {
+		return nil, false
+	}
+	bg := &runtime.Budget{}
+	n := 1
+	if len(a) >= 3 && a[1].Text() == "of" {
+		if a[2].Text() != "baseline" {
+			c.diags.Errorf(a[2].Range(), "a budget can be a share of `baseline` only").DidYouMean(lang.Suggest(a[2].Text(), []string{"baseline"})).
+				With("`baseline` is the experiment's baseline run: its mean job power.")
+			return nil, false
+		}
+		f, _, ok := c.quantity(a[0], b, lang.Fraction, "budget")
+		if !ok {
+			return nil, false
+		}
+		if !(f > 0) {
+			c.diags.Errorf(a[0].Range(), "a budget must be above 0%%").With("Write e.g. `budget 50%% of baseline`.")
+			return nil, false
+		}
+		bg.OfBaseline = f
+		n = 3
+	} else {
+		if num, ok := c.val(a[0], b).(*lang.Number); ok && num.Unit == "%" {
+			c.diags.Errorf(a[0].Range(), "a budget in %% needs `of baseline`").DidYouMean(a[0].Text() + " of baseline").
+				With("A budget is a power (`budget 1.2 MW`) or a share of the baseline run's mean job power.")
+			return nil, false
+		}
+		v, ok := c.nonNegative(a[0], b, lang.Power, "budget")
+		if !ok {
+			return nil, false
+		}
+		bg.Power = v
+	}
+	rest := a[n:]
+	switch {
+	case len(rest) == 0:
+		bg.When = runtime.BudgetAlways
+	case rest[0].Text() == "during":
+		if len(rest) != 2 || rest[1].Text() != "peak" {
+			r := rest[0].Range().Cover(rest[len(rest)-1].Range())
+			c.diags.Errorf(r, "expected `during peak`").With("For other times write `while RULE`, e.g. `while now.hour >= 9 && now.hour < 23`.")
+			return nil, false
+		}
+		bg.When = runtime.BudgetDuringPeak
+	case rest[0].Text() == "while":
+		e := c.ruleExpr(s, n+1, boolExpr)
+		if e == nil {
+			return nil, false
+		}
+		if e.Fields != 0 || e.Deps&(runtime.DepJob|runtime.DepWait) != 0 {
+			_, r := c.file(s).ArgsSource(s, n+1)
+			c.diags.Errorf(r, "a budget's condition cannot read `job`").
+				With("It applies to the whole machine: use `now`, `peak`, `price` or `system`.")
+			return nil, false
+		}
+		bg.When, bg.While = runtime.BudgetWhile, e
+	default:
+		d := c.diags.Errorf(rest[0].Range().Cover(rest[len(rest)-1].Range()), "unexpected `%s` in `budget`", c.file(s).Sub(rest[0].Range().Cover(rest[len(rest)-1].Range()))).
+			With("Write `%s`.", usage)
+		if id, ok := rest[0].(*lang.Ident); ok {
+			d.DidYouMean(lang.Suggest(id.Name, []string{"during", "while", "of"}))
+		}
+		return nil, false
+	}
+	return bg, true
 }
 
 // workload compiles an experiment's `workload` statement.
@@ -694,12 +840,8 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 	before := c.errs()
 	w := runtime.Workload{}
 	powerField := fieldSpec{name: "power", usage: "power 260 W per node", decode: func(s *lang.Stmt) {
-		if len(s.Args) != 3 || s.Args[1].Text() != "per" || s.Args[2].Text() != "node" {
-			c.diags.Errorf(s.Range, "`power` of a workload is per node").With("Write `power 260 W per node`.")
-			return
-		}
-		if v, ok := c.nonNegative(s.Args[0], b, lang.Power, "power"); ok {
-			w.JobPower = v
+		if jp, ok := c.jobPower(s, b, mix(expSeed, "power")); ok {
+			w.Power = jp
 		}
 	}}
 	switch kind {
@@ -718,6 +860,14 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), valueText(str)
 		c.decodeBlock("the swf workload", s.Body, []fieldSpec{
 			powerField,
+			{name: "scale", usage: "scale to machine", decode: func(s *lang.Stmt) {
+				if len(s.Args) == 2 && s.Args[0].Text() == "to" && s.Args[1].Text() == "machine" {
+					w.ScaleToMachine = true
+					return
+				}
+				c.diags.Errorf(s.Range, "expected `scale to machine`").
+					With("`scale to machine` gives each job the share of this machine it had of the trace's machine.")
+			}},
 			{name: "bad_lines", usage: "bad_lines skip", decode: func(s *lang.Stmt) {
 				if c.args(s, 1, 1, "bad_lines skip` or `bad_lines fail") {
 					if k, ok := c.keyword(s.Args[0], "bad_lines", "skip", "fail"); ok {
@@ -781,6 +931,13 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 				if c.args(s, 1, 1, "seed 7") {
 					if n, ok := c.count(s.Args[0], b, "seed", 0); ok {
 						w.Synthetic.Seed = uint64(n)
+					}
+				}
+			}},
+			{name: "unit", usage: "unit 512", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "unit 512") {
+					if n, ok := c.count(s.Args[0], b, "unit", 1); ok {
+						w.Synthetic.Unit = n
 					}
 				}
 			}},

@@ -30,7 +30,21 @@ var DefaultReport = []string{"run_days", "utilization", "energy", "cost", "savin
 
 // ReportNames are the metrics a `report` statement can list.
 var ReportNames = []string{"run_days", "utilization", "energy", "cost", "saving", "saving_pct", "bsld",
-	"jobs", "dropped", "wait"}
+	"jobs", "dropped", "wait", "work", "inverse_pairs", "budget", "power", "job_power", "job_cost", "job_saving", "job_saving_pct"}
+
+// groupedStats are the metrics that take statistics in parentheses, like
+// `wait(q50, max)`, each with its statistics and its default.
+var groupedStats = map[string]struct {
+	stats map[string]string
+	def   string
+	list  string
+}{
+	"wait": {waitStats, "wait_q50", "mean, q25, q50, q75, q90, q99, max"},
+	"power": {map[string]string{"mean": "power_mean", "peak": "power_peak", "offpeak": "power_offpeak", "max": "power_max"},
+		"power_mean", "mean, peak, offpeak, max"},
+	"job_power": {map[string]string{"mean": "job_power_mean", "peak": "job_power_peak", "offpeak": "job_power_offpeak"},
+		"job_power_mean", "mean, peak, offpeak"},
+}
 
 // waitStats are the arguments of `wait(...)` in a report.
 var waitStats = map[string]string{"mean": "wait_mean", "q25": "wait_q25", "q1": "wait_q25", "q50": "wait_q50",
@@ -258,6 +272,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	if exp.Baseline != nil {
 		c.linkBaselines(p, exp)
 	}
+	c.linkBudgets(p, exp, d)
 	p.Experiments = append(p.Experiments, exp)
 }
 
@@ -286,6 +301,41 @@ func (c *compiler) linkBaselines(p *runtime.Plan, exp *runtime.Experiment) {
 		if bi, ok := base[key(p.Runs[i])]; ok && bi != i {
 			p.Runs[i].Baseline = bi
 		}
+	}
+}
+
+// linkBudgets makes each run whose budget is a share of the baseline's
+// mean job power depend on its baseline run, which then runs first.
+func (c *compiler) linkBudgets(p *runtime.Plan, exp *runtime.Experiment, d *decl) {
+	reported := map[string]bool{}
+	for _, i := range exp.Runs {
+		r := p.Runs[i]
+		bg := r.Policy.Budget
+		if bg == nil || bg.OfBaseline <= 0 {
+			continue
+		}
+		if r.Baseline >= 0 {
+			r.DependsOn = append(r.DependsOn, r.Baseline)
+			continue
+		}
+		if reported[r.Policy.Name] {
+			continue
+		}
+		reported[r.Policy.Name] = true
+		at := d.stmt.Args[0].Range()
+		if s := c.budgetAt[r.Policy.Name]; s != nil {
+			at = s.Range
+		}
+		var diag *lang.Diagnostic
+		switch {
+		case exp.Baseline == nil:
+			diag = c.diags.Errorf(at, "policy `%s` has a budget relative to the baseline, but experiment `%s` has none", r.Policy.Name, exp.Name).
+				With("Name a baseline on a swept field, e.g. `policy [easy, %s] baseline easy`, or give the budget in W.", r.Policy.Name)
+		default:
+			diag = c.diags.Errorf(at, "policy `%s` is the baseline of run `%s`, so its budget cannot be relative to the baseline", r.Policy.Name, r.Name).
+				With("A baseline run is what the others are measured against; make the baseline a policy without a relative budget.")
+		}
+		diag.Note(d.stmt.Args[0].Range(), "in experiment `%s`", exp.Name)
 	}
 }
 
@@ -575,36 +625,37 @@ func (c *compiler) report(s *lang.Stmt) []string {
 				With("Metrics: %s.", strings.Join(ReportNames, ", "))
 			continue
 		}
-		if id.Name != "wait" {
+		gs, grouped := groupedStats[id.Name]
+		if !grouped {
 			out = append(out, id.Name)
 			continue
 		}
 		if i+1 >= len(args) {
-			out = append(out, "wait_q50")
+			out = append(out, gs.def)
 			continue
 		}
 		g, ok := args[i+1].(*lang.Group)
 		if !ok {
-			out = append(out, "wait_q50")
+			out = append(out, gs.def)
 			continue
 		}
 		i++
 		var stats []string
-		for k := range waitStats {
+		for k := range gs.stats {
 			stats = append(stats, k)
 		}
 		sortStrings(stats)
 		for _, it := range g.Items {
 			sid, ok := it[0].(*lang.Ident)
-			if !ok || len(it) != 1 || waitStats[sid.Name] == "" {
-				d := c.diags.Errorf(it[0].Range(), "unknown wait statistic `%s`", it[0].Text()).
-					With("Statistics: mean, q25, q50, q75, q90, q99, max.")
+			if !ok || len(it) != 1 || gs.stats[sid.Name] == "" {
+				d := c.diags.Errorf(it[0].Range(), "unknown %s statistic `%s`", id.Name, it[0].Text()).
+					With("Statistics: %s.", gs.list)
 				if ok {
 					d.DidYouMean(lang.Suggest(sid.Name, stats))
 				}
 				continue
 			}
-			out = append(out, waitStats[sid.Name])
+			out = append(out, gs.stats[sid.Name])
 		}
 	}
 	if len(out) == 0 {

@@ -78,7 +78,7 @@ func (c *compiler) guessed(blk *lang.Block, name string) bool {
 }
 
 // blockFields are the fields that take a { } block.
-var blockFields = map[string]bool{"power": true, "workload": true, "machine": true, "contract": true, "policy": true, "hourly": true}
+var blockFields = map[string]bool{"power": true, "workload": true, "machine": true, "contract": true, "policy": true, "hourly": true, "select": true}
 
 // fieldHome says which block a field name belongs to, for hints when a
 // field is written in the wrong place.
@@ -88,7 +88,7 @@ func (c *compiler) fieldHome(name string) string {
 		return "machine"
 	case "flat", "peak", "otherwise", "hourly":
 		return "contract"
-	case "order", "priority", "admit", "backfill", "estimate":
+	case "order", "priority", "admit", "backfill", "estimate", "allocate", "budget", "window", "select":
 		return "policy"
 	case "workload", "report", "seed":
 		return "experiment"
@@ -333,7 +333,7 @@ func orList(choices []string) string {
 func isKeyword(s string) bool {
 	switch s {
 	case "auto", "from", "baseline", "per", "node", "at", "otherwise", "after", "idle", "depth",
-		"true", "false", "job", "now", "peak", "price", "system":
+		"true", "false", "job", "now", "peak", "price", "system", "of", "during", "while", "sd", "rule":
 		return true
 	}
 	return false

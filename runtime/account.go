@@ -22,13 +22,28 @@ type accounting struct {
 	cost            [nComponents]float64 // currency
 	periodEnergy    []float64            // J per tariff period
 	periodCost      []float64
-	busyNodeSeconds float64
-	peakPower       float64 // W, the highest power drawn
+	periodSeconds   []float64
+	periodJobEnergy []float64 // J drawn by running jobs, per tariff period
+	busyNodeSeconds float64   // allocated to jobs
+	workNodeSeconds float64   // asked for by jobs
+	peakPower       float64   // W, the highest power drawn
+	hours           [24]HourStat
+}
+
+// HourStat integrates one local hour of day over a run (Zhou et al.'s
+// Fig. 5 averages power and utilization this way).
+type HourStat struct {
+	Seconds     float64 // time spent in this hour of day
+	Energy      float64 // J, everything
+	JobEnergy   float64 // J, running jobs
+	NodeSeconds float64 // nodes allocated to jobs × s
 }
 
 func (a *accounting) init(periods int) {
 	a.periodEnergy = make([]float64, periods)
 	a.periodCost = make([]float64, periods)
+	a.periodSeconds = make([]float64, periods)
+	a.periodJobEnergy = make([]float64, periods)
 }
 
 // joulesPerKWh converts prices per kWh to prices per joule.
@@ -49,6 +64,8 @@ func (a *accounting) add(p *[nComponents]float64, dt, price float64, period int)
 	e := total * dt
 	a.periodEnergy[period] += e
 	a.periodCost[period] += e * perJ
+	a.periodSeconds[period] += dt
+	a.periodJobEnergy[period] += p[compBusy] * dt
 	if total > a.peakPower {
 		a.peakPower = total
 	}

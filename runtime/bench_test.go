@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"testing"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
@@ -20,7 +21,7 @@ func BenchmarkEngine(b *testing.B) {
 					k := tariff.BasePeak(tariff.Clock{}, []tariff.Window{{From: 6 * 3600, To: 22 * 3600}}, 0.2, 0.1)
 					b.ReportAllocs()
 					for b.Loop() {
-						if _, err := simulate(jobs, &m, nodes, &p.pol, 260, tariff.Clock{}, k); err != nil {
+						if _, err := simulate(jobs, &m, nodes, &p.pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, k); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -143,7 +143,7 @@ func TestBootAndShutdownDelays(t *testing.T) {
 		Power: NodePower{Off: 10, Idle: 100, Busy: 200, Boot: 150, Shutdown: 120}}
 	for _, bf := range []BackfillKind{NoBackfill, EASY} {
 		pol := Policy{Backfill: bf, Shutdown: &Shutdown{After: 100}}
-		s, err := simulate(jobs, &m, 2, &pol, 200, tariff.Clock{}, tariff.Flat(0.1))
+		s, err := simulate(jobs, &m, 2, &pol, constPower(len(jobs), 200), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
@@ -62,7 +63,10 @@ type sim struct {
 	// jobs, struct of arrays, in queue order of arrival (submit, then trace order)
 	jobs   []workload.Job
 	est    []float64 // backfill estimate per job
-	pw     []float64 // W per node while running
+	pw     []float64 // W per working node while running
+	alloc  []int32   // nodes allocated: the request, rounded up to the contiguous unit
+	jw     []float64 // W of a running job: its working nodes plus the idle rest of its allocation
+	wt     []float64 // budget weight, fixed when the job starts (only with a budget)
 	start  []float64
 	end    []float64
 	status []uint8 // 0 waiting/not arrived, 1 started
@@ -80,8 +84,15 @@ type sim struct {
 	off      int
 	booting  int
 	shutting int
-	busy     int
+	busy     int     // nodes allocated to running jobs
+	work     int     // nodes running jobs asked for (busy minus partition leftovers)
 	busyW    float64 // power of running jobs, W
+
+	// Power budget (Zhou et al.): the weights of started jobs against it.
+	budget   float64 // W; +Inf without a budget
+	budgetOn bool    // the budget applies in this pass
+	commitW  float64 // Σ weight of started jobs still running (or booting)
+	bp       budgetPass
 
 	queue   []int32    // waiting jobs, in queue order
 	keys    []queueKey // per queued job: sort keys, recomputed per pass by dynamic rules
@@ -114,26 +125,45 @@ type sim struct {
 	nextPrice float64
 	priceMean float64
 	peakIdx   int
+	hour      int     // local hour of day of now
+	nextHour  float64 // when the next local hour starts
 }
 
 // simulate replays jobs under the run's machine, contract and policy.
-func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, jobPower float64, clock tariff.Clock, tar tariff.Tariff) (*sim, error) {
-	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar}
+//
+// pw gives each job's power per working node; budget is the power budget
+// in W (+Inf for none).
+func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []float64, budget float64, clock tariff.Clock, tar tariff.Tariff) (*sim, error) {
+	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar, pw: pw, budget: budget}
 	n := len(jobs)
 	s.est = make([]float64, n)
-	s.pw = make([]float64, n)
+	s.alloc = make([]int32, n)
+	s.jw = make([]float64, n)
 	s.start = make([]float64, n)
 	s.end = make([]float64, n)
 	s.status = make([]uint8, n)
+	if pol.Budget != nil {
+		s.wt = make([]float64, n)
+	}
+	unit := max(1, pol.Contiguous)
 	for i, j := range jobs {
-		if j.Nodes > nodes {
+		a := (j.Nodes + unit - 1) / unit * unit
+		if a > nodes {
+			if unit > 1 {
+				return nil, fmt.Errorf("job %d needs %d nodes, %d in units of %d, but the machine has %d; give the machine a multiple of %d nodes",
+					j.ID, j.Nodes, a, unit, nodes, unit)
+			}
 			return nil, fmt.Errorf("job %d needs %d nodes but the machine has %d", j.ID, j.Nodes, nodes)
 		}
+		s.alloc[i] = int32(a)
+		s.jw[i] = float64(j.Nodes)*pw[i] + float64(a-j.Nodes)*m.Power.Idle
 		s.est[i] = j.Walltime
 		if pol.Estimate == Exact {
 			s.est[i] = j.Runtime
 		}
-		s.pw[i] = jobPower
+	}
+	if pol.Budget != nil {
+		s.staticWeights()
 	}
 	s.peakIdx = -1
 	for i, p := range tar.Periods() {
@@ -143,6 +173,9 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, jobPower 
 	}
 	s.priceMean = meanPrice(tar)
 	s.deps = pol.deps()
+	if b := pol.Budget; b != nil && b.When == BudgetDuringPeak {
+		s.deps |= DepPeak // a pass when peak ends starts what the budget held back
+	}
 	s.wakeDeps = s.deps&(DepNow|DepPeak|DepPrice) != 0
 	s.wakeHours = s.deps&DepNow != 0
 	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
@@ -160,6 +193,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, jobPower 
 	s.nIdle = nodes
 	s.price, s.period, s.nextPrice = tar.At(s.now)
 	s.acc.init(len(tar.Periods()))
+	s.hour, s.nextHour = s.localHour(s.now)
 	s.changed = true
 	if err := s.loop(); err != nil {
 		return s, err
@@ -169,7 +203,11 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, jobPower 
 
 func (p *Policy) deps() Deps {
 	var d Deps
-	for _, e := range []*Expr{p.Order, p.Priority, p.Admit} {
+	var while *Expr
+	if p.Budget != nil {
+		while = p.Budget.While
+	}
+	for _, e := range []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, while} {
 		if e != nil {
 			d |= e.Deps
 		}
@@ -272,14 +310,36 @@ func (s *sim) advance(t float64) {
 	p[compShutdown] = float64(s.shutting) * m.Power.Shutdown
 	p[compInfra] = s.infraW()
 	s.acc.busyNodeSeconds += float64(s.busy) * (t - s.now)
+	s.acc.workNodeSeconds += float64(s.work) * (t - s.now)
 	for s.now < t {
-		seg := math.Min(t, s.nextPrice)
-		s.acc.add(&p, seg-s.now, s.price, s.period)
+		seg := math.Min(t, math.Min(s.nextPrice, s.nextHour))
+		dt := seg - s.now
+		s.acc.add(&p, dt, s.price, s.period)
+		h := &s.acc.hours[s.hour]
+		h.Seconds += dt
+		h.Energy += (p[compBusy] + p[compIdle] + p[compOff] + p[compBoot] + p[compShutdown] + p[compInfra]) * dt
+		h.JobEnergy += p[compBusy] * dt
+		h.NodeSeconds += float64(s.busy) * dt
 		s.now = seg
 		if seg == s.nextPrice {
 			s.price, s.period, s.nextPrice = s.tar.At(seg)
 		}
+		if seg == s.nextHour {
+			s.hour, s.nextHour = s.localHour(seg)
+		}
 	}
+}
+
+// localHour returns the local hour of day at t and when the next one
+// starts, so power can be profiled by hour of day (Zhou et al.'s Fig. 5).
+func (s *sim) localHour(t float64) (int, float64) {
+	w := s.clock.Time(t)
+	top := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), 0, 0, 0, w.Location())
+	next := s.clock.Sim(top.Add(time.Hour))
+	if next <= t { // defensive: always move forward
+		next = t + 3600
+	}
+	return w.Hour(), next
 }
 
 func (s *sim) infraW() float64 {
@@ -292,19 +352,24 @@ func (s *sim) apply(e event) {
 	switch e.kind {
 	case evEnd:
 		j := e.job
-		nn := s.jobs[j].Nodes
+		nn := int(s.alloc[j])
 		s.busy -= nn
-		s.busyW -= float64(nn) * s.pw[j]
+		s.work -= s.jobs[j].Nodes
+		s.busyW -= s.jw[j]
+		if s.wt != nil {
+			s.commitW -= s.wt[j]
+		}
 		s.removeRunning(s.start[j]+s.est[j], j)
 		s.pushIdle(nn)
 		s.done++
 	case evBootDone:
 		j := e.job
-		nn := s.jobs[j].Nodes
+		nn := int(s.alloc[j])
 		s.booting -= int(e.n)
 		s.reserved -= nn - int(e.n)
 		s.busy += nn
-		s.busyW += float64(nn) * s.pw[j]
+		s.work += s.jobs[j].Nodes
+		s.busyW += s.jw[j]
 	case evShutDone:
 		s.shutting -= int(e.n)
 		s.off += int(e.n)
@@ -378,7 +443,22 @@ func (s *sim) free() int { return s.nIdle + s.off }
 
 // startJob starts job j now (or when its nodes have booted).
 func (s *sim) startJob(j int32) {
-	nn := s.jobs[j].Nodes
+	if s.wt != nil {
+		s.startWeighted(j, s.weightOf(j))
+		return
+	}
+	s.startNodes(j)
+}
+
+// startWeighted starts job j, charging weight w against the budget.
+func (s *sim) startWeighted(j int32, w float64) {
+	s.wt[j] = w
+	s.commitW += w
+	s.startNodes(j)
+}
+
+func (s *sim) startNodes(j int32) {
+	nn := int(s.alloc[j])
 	fromIdle := s.takeIdle(nn)
 	fromOff := nn - fromIdle
 	s.off -= fromOff
@@ -390,7 +470,8 @@ func (s *sim) startJob(j int32) {
 		s.push(event{t: ts, kind: evBootDone, job: j, n: int32(fromOff)})
 	} else {
 		s.busy += nn
-		s.busyW += float64(nn) * s.pw[j]
+		s.work += s.jobs[j].Nodes
+		s.busyW += s.jw[j]
 	}
 	s.start[j] = ts
 	s.end[j] = ts + s.jobs[j].Runtime

@@ -22,11 +22,12 @@ type JobEnv struct {
 	Wait         float64 `expr:"wait"` // now − submit
 	Nodes        int     `expr:"nodes"`
 	Procs        int     `expr:"procs"`
-	Runtime      float64 `expr:"runtime"`  // actual run time: an oracle, unknown to a real scheduler
-	Walltime     float64 `expr:"walltime"` // requested time
-	Estimate     float64 `expr:"estimate"` // what backfilling assumes: walltime, or runtime with exact estimates
-	Power        float64 `expr:"power"`    // W while running, all nodes
-	PowerPerNode float64 `expr:"power_per_node"`
+	Runtime      float64 `expr:"runtime"`        // actual run time: an oracle, unknown to a real scheduler
+	Walltime     float64 `expr:"walltime"`       // requested time
+	Estimate     float64 `expr:"estimate"`       // what backfilling assumes: walltime, or runtime with exact estimates
+	Power        float64 `expr:"power"`          // W while running: its nodes, plus the idle rest of a contiguous allocation
+	PowerPerNode float64 `expr:"power_per_node"` // W per node it asked for
+	Alloc        int     `expr:"alloc"`          // nodes allocated: nodes rounded up to the contiguous unit
 }
 
 // NowEnv is the current simulation time.
@@ -51,7 +52,11 @@ type SystemEnv struct {
 	Off   int     `expr:"off"`
 	Busy  int     `expr:"busy"`
 	Power float64 `expr:"power"` // W drawn now, infrastructure included
-	Queue int     `expr:"queue"` // jobs waiting
+	// JobPower is the weight of the running jobs against a power budget
+	// (their power unless the policy weighs them otherwise).
+	JobPower float64 `expr:"job_power"`
+	Budget   float64 `expr:"budget"` // the power budget if one applies now, else +Inf
+	Queue    int     `expr:"queue"`  // jobs waiting
 }
 
 // Deps records which parts of the environment an expression reads, so the
@@ -77,7 +82,7 @@ func (d Deps) Dynamic() bool { return d&^DepJob != 0 }
 type JobFields uint32
 
 // AllJobFields is every field of JobEnv.
-const AllJobFields JobFields = 1<<13 - 1
+const AllJobFields JobFields = 1<<14 - 1
 
 // Bits of JobFields, in JobEnv's field order.
 const (
@@ -94,6 +99,7 @@ const (
 	FieldEstimate
 	FieldPower
 	FieldPowerPerNode
+	FieldAlloc
 )
 
 // JobFieldBits maps the names rules use (expr tags) to their bits.
@@ -101,6 +107,7 @@ var JobFieldBits = map[string]JobFields{
 	"id": FieldID, "user": FieldUser, "group": FieldGroup, "queue": FieldQueue, "submit": FieldSubmit,
 	"wait": FieldWait, "nodes": FieldNodes, "procs": FieldProcs, "runtime": FieldRuntime,
 	"walltime": FieldWalltime, "estimate": FieldEstimate, "power": FieldPower, "power_per_node": FieldPowerPerNode,
+	"alloc": FieldAlloc,
 }
 
 // Expr is a compiled rule expression. Exactly one of Num and Bool is set.

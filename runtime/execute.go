@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,6 +31,7 @@ type Result struct {
 	Workload WorkloadInfo
 	Notes    []string // approximations and warnings worth printing with the table
 	Err      error
+	starts   []float64 // start times, kept until inverse pairs are counted
 }
 
 // JobRecord is one job's schedule. Times are on the trace's clock.
@@ -40,7 +43,8 @@ type JobRecord struct {
 	Nodes    int
 	Procs    int
 	Walltime float64
-	Power    float64 // W drawn while running, all nodes
+	Alloc    int     // nodes allocated (Nodes rounded up to the contiguous unit)
+	Power    float64 // W drawn while running: working nodes plus the idle rest of the allocation
 }
 
 // WorkloadInfo says what was loaded for a run and what cleaning did.
@@ -52,8 +56,11 @@ type WorkloadInfo struct {
 	BadLines int
 	FirstBad []int
 	Nodes    int // machine nodes after resolving `nodes auto`
-	Epoch    int64
-	Zone     string
+	// ScaledFrom is the trace machine's width in nodes when jobs were
+	// scaled onto this machine; 0 if not.
+	ScaledFrom int
+	Epoch      int64
+	Zone       string
 }
 
 // Execute runs every run of the plan, up to opts.Workers at a time, and
@@ -62,6 +69,12 @@ type WorkloadInfo struct {
 func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 	res := make([]*Result, len(p.Runs))
 	ld := newLoader(p)
+	compared := map[int]bool{} // runs in a baseline comparison: their starts are kept
+	for _, r := range p.Runs {
+		if r.Baseline >= 0 {
+			compared[r.Index], compared[r.Baseline] = true, true
+		}
+	}
 	workers := max(1, opts.Workers)
 	var mu sync.Mutex
 	done := 0
@@ -75,7 +88,7 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					r := runOne(ctx, ld, p.Runs[i], opts.KeepJobs)
+					r := runOne(ctx, ld, p.Runs[i], opts.KeepJobs, dependency(p.Runs[i], res), compared[i])
 					mu.Lock()
 					res[i] = r
 					done++
@@ -93,7 +106,39 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 		wg.Wait()
 	}
 	fillSavings(res)
+	fillInversePairs(res)
 	return res
+}
+
+// dependency is the finished baseline result a run needs (for a budget
+// relative to it), or nil: levels guarantee it has finished.
+func dependency(r *Run, res []*Result) *Result {
+	for _, d := range r.DependsOn {
+		if d == r.Baseline {
+			return res[d]
+		}
+	}
+	return nil
+}
+
+// fillInversePairs counts each run's inverse pairs against its baseline,
+// then drops the start times.
+func fillInversePairs(res []*Result) {
+	for _, r := range res {
+		if r.Err != nil || r.Run.Baseline < 0 {
+			continue
+		}
+		b := res[r.Run.Baseline]
+		if b.Err != nil || len(b.starts) != len(r.starts) {
+			continue // different job sets (another machine or trace): not comparable
+		}
+		r.Metrics.InversePairs = inversePairs(b.starts, r.starts)
+		r.Metrics.HasInversePairs = true
+		b.Metrics.HasInversePairs = true
+	}
+	for _, r := range res {
+		r.starts = nil
+	}
 }
 
 // levels groups runs so that each run comes after the runs it depends on.
@@ -125,6 +170,11 @@ func fillSavings(res []*Result) {
 		if b.Metrics.Cost != 0 {
 			r.Metrics.SavingPct = 100 * r.Metrics.Saving / b.Metrics.Cost
 		}
+		bj, rj := b.Metrics.JobCost, r.Metrics.JobCost
+		r.Metrics.JobSaving = bj - rj
+		if bj != 0 {
+			r.Metrics.JobSavingPct = 100 * (bj - rj) / bj
+		}
 		r.Metrics.HasSaving = true
 	}
 	for _, r := range res {
@@ -144,7 +194,7 @@ func isBaselineOfSome(r *Result, res []*Result) bool {
 }
 
 // runOne executes a run; a rule that fails at run time becomes its error.
-func runOne(ctx context.Context, ld *loader, run *Run, keep bool) (res *Result) {
+func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Result, keepStarts bool) (res *Result) {
 	res = &Result{Run: run}
 	defer func() {
 		if x := recover(); x != nil {
@@ -183,14 +233,20 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool) (res *Result) 
 	}
 	res.Notes = append(res.Notes, notes...)
 	m := run.Machine
-	jobPower := run.Workload.JobPower
-	if jobPower == 0 {
-		jobPower = m.Power.Busy
-	}
-	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, jobPower, clock, tar)
+	budget, notes, err := budgetFor(run, baseline, tar)
 	if err != nil {
 		res.Err = fmt.Errorf("run %s: %w", run.Name, err)
 		return res
+	}
+	res.Notes = append(res.Notes, notes...)
+	pw := jobPowers(jobs, run.Workload.Power, &m)
+	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar)
+	if err != nil {
+		res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+		return res
+	}
+	if keepStarts {
+		res.starts = s.start
 	}
 	res.Metrics = s.metrics()
 	res.Metrics.Dropped = info.Clean.Dropped()
@@ -204,10 +260,32 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool) (res *Result) 
 		res.Jobs = make([]JobRecord, len(jobs))
 		for i, j := range jobs {
 			res.Jobs[i] = JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
-				Procs: j.Procs, Walltime: j.Walltime, Power: float64(j.Nodes) * s.pw[i]}
+				Procs: j.Procs, Walltime: j.Walltime, Alloc: int(s.alloc[i]), Power: s.jw[i]}
 		}
 	}
 	return res
+}
+
+// budgetFor resolves a run's power budget in W: +Inf without one.
+func budgetFor(run *Run, baseline *Result, tar tariff.Tariff) (float64, []string, error) {
+	b := run.Policy.Budget
+	if b == nil {
+		return math.Inf(1), nil, nil
+	}
+	var notes []string
+	if b.When == BudgetDuringPeak && !slices.Contains(tar.Periods(), "peak") {
+		notes = append(notes, fmt.Sprintf("policy %s: contract %s has no peak hours, so its budget never applies", run.Policy.Name, run.Contract.Name))
+	}
+	if b.OfBaseline <= 0 {
+		return b.Power, notes, nil
+	}
+	if baseline == nil {
+		return 0, nil, fmt.Errorf("policy %s: a budget relative to the baseline needs a baseline run", run.Policy.Name)
+	}
+	if baseline.Err != nil {
+		return 0, nil, fmt.Errorf("policy %s: the budget is relative to baseline run %s, which failed", run.Policy.Name, baseline.Run.Name)
+	}
+	return b.OfBaseline * baseline.Metrics.JobPowerMean, notes, nil
 }
 
 // clockFor maps the trace's clock to wall-clock time: the SWF header's
@@ -288,6 +366,7 @@ type cleanKey struct {
 	trace        traceKey
 	synth        workload.Synthetic
 	cores, nodes int
+	scaleTo      int // ScaleToMachine: the machine's nodes; 0 = no scaling
 }
 
 type cleaned struct {
@@ -363,26 +442,56 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 	if info.Zone == "" && tr.Header.HasTimeZone {
 		info.Zone = fixedZone(tr.Header.TimeZone)
 	}
+	traceNodes := 0
+	switch h := tr.Header; {
+	case h.MaxProcs > 0:
+		traceNodes = (h.MaxProcs + m.Cores - 1) / m.Cores
+	case h.MaxNodes > 0:
+		traceNodes = h.MaxNodes
+	}
 	nodes := m.Nodes
-	if nodes == 0 {
-		switch h := tr.Header; {
-		case h.MaxProcs > 0:
-			nodes = (h.MaxProcs + m.Cores - 1) / m.Cores
-		case h.MaxNodes > 0:
-			nodes = h.MaxNodes
-		default:
-			return nil, info, fmt.Errorf("machine %s has `nodes auto` but %s has neither MaxProcs nor MaxNodes in its header; give the machine a node count",
-				m.Name, filepath.Base(w.Path))
+	if nodes == 0 || w.ScaleToMachine {
+		if traceNodes == 0 {
+			why := "has `nodes auto`"
+			if w.ScaleToMachine {
+				why = "scales the trace's jobs to it"
+			}
+			ld.done(tk, tr)
+			return nil, info, fmt.Errorf("machine %s %s, but %s has neither MaxProcs nor MaxNodes in its header", m.Name, why, filepath.Base(w.Path))
+		}
+		if nodes == 0 {
+			nodes = traceNodes
 		}
 	}
 	info.Nodes = nodes
-	c, _ := getOnce(&ld.mu, ld.cleaned, cleanKey{trace: tk, cores: m.Cores, nodes: nodes}, func() (cleaned, error) {
-		jobs, st := workload.Clean(tr, workload.Cleaning{Cores: m.Cores, Nodes: nodes})
+	key := cleanKey{trace: tk, cores: m.Cores, nodes: nodes}
+	if w.ScaleToMachine {
+		key.nodes, key.scaleTo = traceNodes, nodes
+		info.ScaledFrom = traceNodes
+	}
+	c, _ := getOnce(&ld.mu, ld.cleaned, key, func() (cleaned, error) {
+		jobs, st := workload.Clean(tr, workload.Cleaning{Cores: m.Cores, Nodes: key.nodes})
+		if key.scaleTo > 0 {
+			jobs = scaleJobs(jobs, key.nodes, key.scaleTo)
+		}
 		return cleaned{jobs: jobs, stats: st}, nil
 	})
 	info.Clean = c.stats
 	ld.done(tk, tr)
 	return c.jobs, info, nil
+}
+
+// scaleJobs maps jobs from a machine of from nodes onto one of to nodes,
+// each keeping its share: ceil(nodes × to / from), at least 1, at most to.
+// The cleaned jobs are shared, so the result is a copy.
+func scaleJobs(jobs []workload.Job, from, to int) []workload.Job {
+	out := make([]workload.Job, len(jobs))
+	for i, j := range jobs {
+		n := int(math.Ceil(float64(j.Nodes) * float64(to) / float64(from)))
+		j.Nodes = min(to, max(1, n))
+		out[i] = j
+	}
+	return out
 }
 
 // done records that a run has its jobs from trace tk; after the last one,

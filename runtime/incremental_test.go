@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -52,7 +53,7 @@ func TestIncrementalPassesChangeNothing(t *testing.T) {
 					var got [2]*sim
 					for k, full := range []bool{false, true} {
 						fullPassesOnly = full
-						s, err := simulate(jobs, &mm, nodes, &pol, 260, tariff.Clock{}, tariff.Flat(0.1))
+						s, err := simulate(jobs, &mm, nodes, &pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
 						if err != nil {
 							t.Fatal(err)
 						}

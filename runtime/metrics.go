@@ -8,22 +8,28 @@ import (
 // Metrics summarise one run (DESIGN §4.7). Energies are in J, powers in W,
 // times in s, money in the contract's currency.
 type Metrics struct {
-	Jobs          int     // jobs simulated
-	Dropped       int     // records dropped by cleaning
-	Capped        int     // run times capped at the requested time
-	RunDays       float64 // (last end − first submit) / 1 day
-	Utilization   float64 // busy node-seconds / (nodes · span)
-	Nodes         int
-	Energy        float64 // total, J
-	EnergyBy      [nComponents]float64
-	Cost          float64
-	CostBy        [nComponents]float64
-	Periods       []PeriodStat
-	Currency      string
-	PeakPower     float64
-	Saving        float64 // baseline cost − cost; valid when HasSaving
-	SavingPct     float64 // Saving as % of the baseline cost
-	HasSaving     bool
+	Jobs        int     // jobs simulated
+	Dropped     int     // records dropped by cleaning
+	Capped      int     // run times capped at the requested time
+	RunDays     float64 // (last end − first submit) / 1 day
+	Utilization float64 // busy node-seconds / (nodes · span)
+	Nodes       int
+	Energy      float64 // total, J
+	EnergyBy    [nComponents]float64
+	Cost        float64
+	CostBy      [nComponents]float64
+	JobCost     float64 // cost of the energy running jobs draw (CostBy busy)
+	Periods     []PeriodStat
+	Currency    string
+	PeakPower   float64
+	Saving      float64 // baseline cost − cost; valid when HasSaving
+	SavingPct   float64 // Saving as % of the baseline cost
+	HasSaving   bool
+	// The same for the cost of the energy running jobs draw (their nodes,
+	// with the idle rest of contiguous allocations), without idle nodes or
+	// infrastructure: the cost Zhou et al. report.
+	JobSaving     float64
+	JobSavingPct  float64
 	WaitMean      float64
 	WaitQ25       float64
 	WaitQ50       float64
@@ -32,14 +38,28 @@ type Metrics struct {
 	WaitQ99       float64
 	WaitMax       float64
 	BsldMean      float64 // mean bounded slowdown, τ = 10 s
-	BusyNodeHours float64
+	BusyNodeHours float64 // node-hours allocated to jobs
+	WorkNodeHours float64 // node-hours jobs asked for (less than busy with contiguous allocation)
+
+	PowerMean    float64 // W, everything, over the run
+	JobPowerMean float64 // W drawn by running jobs, over the run
+	// Means inside and outside the contract's peak periods (HasPeak).
+	HasPeak                       bool
+	PowerPeak, PowerOffPeak       float64
+	JobPowerPeak, JobPowerOffPeak float64
+	Budget                        float64 // W; 0 without a budget
+	InversePairs                  int64   // job pairs whose start order flips against the baseline
+	HasInversePairs               bool
+	Hours                         [24]HourStat // by local hour of day
 }
 
 // PeriodStat is energy and cost in one tariff period (peak, base, ...).
 type PeriodStat struct {
-	Name   string
-	Energy float64
-	Cost   float64
+	Name      string
+	Energy    float64
+	Cost      float64
+	Seconds   float64 // time spent in the period
+	JobEnergy float64 // J drawn by running jobs
 }
 
 // bsldTau is the bounded-slowdown threshold: runs shorter than this count as this long.
@@ -53,11 +73,30 @@ func (s *sim) metrics() Metrics {
 		m.Energy += s.acc.energy[c]
 		m.Cost += s.acc.cost[c]
 	}
+	var on, off PeriodStat
 	for i, name := range s.tar.Periods() {
-		m.Periods = append(m.Periods, PeriodStat{Name: name, Energy: s.acc.periodEnergy[i], Cost: s.acc.periodCost[i]})
+		ps := PeriodStat{Name: name, Energy: s.acc.periodEnergy[i], Cost: s.acc.periodCost[i],
+			Seconds: s.acc.periodSeconds[i], JobEnergy: s.acc.periodJobEnergy[i]}
+		m.Periods = append(m.Periods, ps)
+		acc := &off
+		if i == s.peakIdx {
+			acc = &on
+			m.HasPeak = true
+		}
+		acc.Energy += ps.Energy
+		acc.JobEnergy += ps.JobEnergy
+		acc.Seconds += ps.Seconds
 	}
+	m.PowerPeak, m.JobPowerPeak = perSecond(on.Energy, on.Seconds), perSecond(on.JobEnergy, on.Seconds)
+	m.PowerOffPeak, m.JobPowerOffPeak = perSecond(off.Energy, off.Seconds), perSecond(off.JobEnergy, off.Seconds)
+	m.JobCost = s.acc.cost[compBusy]
 	m.PeakPower = s.acc.peakPower
 	m.BusyNodeHours = s.acc.busyNodeSeconds / 3600
+	m.WorkNodeHours = s.acc.workNodeSeconds / 3600
+	m.Hours = s.acc.hours
+	if s.pol.Budget != nil {
+		m.Budget = s.budget
+	}
 	if len(s.jobs) == 0 {
 		return m
 	}
@@ -65,6 +104,8 @@ func (s *sim) metrics() Metrics {
 	m.RunDays = span / 86400
 	if span > 0 {
 		m.Utilization = s.acc.busyNodeSeconds / (float64(s.nodes) * span)
+		m.PowerMean = m.Energy / span
+		m.JobPowerMean = m.EnergyBy[compBusy] / span
 	}
 	waits := make([]float64, len(s.jobs))
 	var sumWait, sumBsld float64
@@ -100,4 +141,12 @@ func quantile(sorted []float64, q float64) float64 {
 		return sorted[len(sorted)-1]
 	}
 	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// perSecond is a mean power: energy over time, 0 for no time.
+func perSecond(energy, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return energy / seconds
 }

@@ -151,7 +151,10 @@ func (s *sim) setPassEnv() {
 	e.Price.Mean = s.priceMean
 	e.System = SystemEnv{
 		Nodes: s.nodes, Free: s.free(), Idle: s.nIdle, Off: s.off, Busy: s.busy,
-		Power: s.powerNow(), Queue: len(s.queue),
+		Power: s.powerNow(), Queue: len(s.queue), JobPower: s.busyW, Budget: math.Inf(1),
+	}
+	if s.wt != nil {
+		e.System.JobPower = s.commitW
 	}
 }
 
@@ -201,10 +204,13 @@ func (s *sim) setJobEnv(j int32, f JobFields) {
 		e.Estimate = s.est[j]
 	}
 	if f&FieldPower != 0 {
-		e.Power = float64(jb.Nodes) * s.pw[j]
+		e.Power = s.jw[j]
 	}
 	if f&FieldPowerPerNode != 0 {
 		e.PowerPerNode = s.pw[j]
+	}
+	if f&FieldAlloc != 0 {
+		e.Alloc = int(s.alloc[j])
 	}
 }
 
@@ -249,6 +255,14 @@ func (s *sim) pass() bool {
 	if s.dynamicOrder() {
 		s.sortQueue()
 	}
+	if s.pol.Budget != nil {
+		s.budgetOn = s.budgetActive()
+		s.env.System.Budget = math.Inf(1)
+		if s.budgetOn {
+			s.env.System.Budget = s.budget
+			return s.budgetedPass()
+		}
+	}
 	free := s.free()
 	// FCFS: start heads while they fit.
 	head, first, heads := -1, -1, 0
@@ -256,7 +270,7 @@ func (s *sim) pass() bool {
 		if !s.admitted(j) {
 			continue
 		}
-		if s.jobs[j].Nodes > free {
+		if int(s.alloc[j]) > free {
 			head = i
 			break
 		}
@@ -264,7 +278,7 @@ func (s *sim) pass() bool {
 			first = i
 		}
 		s.startJob(j)
-		free -= s.jobs[j].Nodes
+		free -= int(s.alloc[j])
 		heads++
 	}
 	s.blocked = head >= 0
@@ -272,7 +286,7 @@ func (s *sim) pass() bool {
 	if head >= 0 && free > 0 {
 		switch s.pol.Backfill {
 		case EASY:
-			s.reserve(s.jobs[s.queue[head]].Nodes, free)
+			s.reserve(int(s.alloc[s.queue[head]]), free)
 			backfilled = s.backfillEASY(s.queue[head+1:], free)
 		case Greedy:
 			s.skipped, s.depthHit = 1, false // the head did not fit
@@ -307,7 +321,7 @@ var fullPassesOnly = false
 // would be passed over again: fits and extra nodes are unchanged, and an
 // end by the shadow time only gets harder as time moves on.
 func (s *sim) incremental() bool {
-	return !fullPassesOnly && !s.changed && s.blocked && !s.deps.Dynamic() && s.scanned <= len(s.queue)
+	return !fullPassesOnly && !s.changed && s.blocked && !s.deps.Dynamic() && s.scanned <= len(s.queue) && s.pol.Budget == nil
 }
 
 // arrivalPass is a pass over the jobs that arrived since the last one.
@@ -359,7 +373,7 @@ func (s *sim) reserve(need, free int) {
 func (s *sim) backfillEASY(cands []int32, free int) int {
 	started := 0
 	for _, j := range cands {
-		nn := s.jobs[j].Nodes
+		nn := int(s.alloc[j])
 		if nn > free || s.status[j] != 0 || !s.admitted(j) {
 			continue
 		}
@@ -401,7 +415,7 @@ func (s *sim) backfillGreedy(cands []int32, free int) int {
 		if s.status[j] != 0 || !s.admitted(j) {
 			continue
 		}
-		nn := s.jobs[j].Nodes
+		nn := int(s.alloc[j])
 		if nn > free {
 			s.skipped++
 			continue

@@ -70,12 +70,42 @@ type Workload struct {
 	Name         string // for notes: the trace's base name, or "synthetic"
 	Path         string // SWF file
 	SkipBadLines bool
-	Synthetic    workload.Synthetic // Nodes is taken from the machine
-	JobPower     float64            // W per busy node; 0 = the machine's busy power
+	// ScaleToMachine maps each job onto the machine at the share of the
+	// trace's machine it used: nodes × machine nodes / trace nodes,
+	// rounded up (trace nodes from the header: MaxProcs / cores, else
+	// MaxNodes).
+	ScaleToMachine bool
+	Synthetic      workload.Synthetic // Nodes is taken from the machine
+	Power          JobPower           // what a running job draws
 	// Start overrides the wall-clock time of trace time 0 given by the SWF
 	// header, as local time "2006-01-02T15:04:05" in the trace's zone.
 	Start    string
 	TimeZone string // IANA zone; overrides the header when not empty
+}
+
+// JobPowerKind is how a job's power is modelled.
+type JobPowerKind int
+
+// Job power models.
+const (
+	MachineBusy   JobPowerKind = iota // the machine's busy node power
+	ConstantPower                     // Value for every job
+	UniformPower                      // uniform on [Lo, Hi], seeded
+	NormalPower                       // normal(Mean, SD) clipped to [Lo, Hi], seeded
+	RulePower                         // Rule, evaluated once per job
+)
+
+// JobPower is the power model of a workload's jobs. Values are W per
+// PerNodes nodes (1: per node; 1024: per Blue Gene/P rack, as Zhou et al.
+// give them); a job of n nodes draws n/PerNodes times the value.
+type JobPower struct {
+	Kind     JobPowerKind
+	PerNodes int
+	Value    float64 // ConstantPower
+	Mean, SD float64 // NormalPower
+	Lo, Hi   float64 // UniformPower's range; NormalPower's clipping range
+	Rule     *Expr   // RulePower: W per PerNodes nodes from job fields
+	Seed     uint64  // for the distributions: the same for every run of an experiment
 }
 
 // Machine is a homogeneous cluster of nodes.
@@ -153,6 +183,44 @@ type Policy struct {
 	Depth    int // Greedy: stop after this many jobs that did not fit
 	Estimate EstimateKind
 	Shutdown *Shutdown // nil = nodes stay on
+	// Contiguous rounds every allocation up to a multiple of this many
+	// nodes (Blue Gene/P midplanes: 512); 0 or 1 allocates what jobs ask.
+	Contiguous int
+	Budget     *Budget // nil = no power budget
+	Select     SelectKind
+	Window     int   // knapsack: the number of queue heads it chooses from
+	Value      *Expr // knapsack value; nil = job.nodes
+	Weight     *Expr // budget weight of a job; nil = job.power
+}
+
+// SelectKind is how jobs are chosen while a power budget applies.
+type SelectKind int
+
+// Selection stages.
+const (
+	SelectInOrder  SelectKind = iota // queue order, as the base policy
+	SelectKnapsack                   // Zhou's window + 0-1 knapsack
+)
+
+// BudgetWhen says when a power budget applies.
+type BudgetWhen int
+
+// When budgets apply.
+const (
+	BudgetAlways BudgetWhen = iota
+	BudgetDuringPeak
+	BudgetWhile
+)
+
+// Budget caps the power of the jobs running (their weight, by default
+// job.power) while it applies. Jobs already running are never stopped.
+type Budget struct {
+	Power float64 // W; ignored when OfBaseline > 0
+	// OfBaseline, when > 0, sets the budget to this share of the baseline
+	// run's mean job power (Zhou et al.: 50%..90%); the run depends on it.
+	OfBaseline float64
+	When       BudgetWhen
+	While      *Expr // BudgetWhile
 }
 
 // Shutdown switches nodes off after they have been idle for After seconds.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -35,7 +36,7 @@ func testMachine(nodes int) Machine {
 func replay(t testing.TB, jobs []workload.Job, nodes int, pol Policy) *sim {
 	t.Helper()
 	m := testMachine(nodes)
-	s, err := simulate(jobs, &m, nodes, &pol, m.Power.Busy, tariff.Clock{}, tariff.Flat(0.1))
+	s, err := simulate(jobs, &m, nodes, &pol, constPower(len(jobs), m.Power.Busy), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,4 +179,13 @@ func TestExecuteIsDeterministicAcrossWorkers(t *testing.T) {
 			t.Errorf("run %s differs between 1 and 3 workers", a[i].Run.Name)
 		}
 	}
+}
+
+// constPower gives n jobs the same power per node.
+func constPower(n int, w float64) []float64 {
+	pw := make([]float64, n)
+	for i := range pw {
+		pw[i] = w
+	}
+	return pw
 }

@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -124,6 +126,7 @@ func compile(path string, sets []string, experiment string, stderr io.Writer) (*
 func runCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		experiment, format, jobsDir, outFile string
+		seriesDir, cpuProfile                string
 		sets                                 []string
 		workers                              int
 	)
@@ -146,6 +149,17 @@ cost, saving against the baseline, and waiting-time quantiles.`,
 			res, err := compile(args[0], sets, experiment, stderr)
 			if err != nil {
 				return err
+			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
@@ -171,6 +185,11 @@ cost, saving against the baseline, and waiting-time quantiles.`,
 					return err
 				}
 			}
+			if seriesDir != "" {
+				if err := writeSeries(seriesDir, results); err != nil {
+					return err
+				}
+			}
 			if outFile != "" {
 				if err := renameio.WriteFile(outFile, buf.Bytes(), 0o644); err != nil {
 					return err
@@ -191,6 +210,8 @@ cost, saving against the baseline, and waiting-time quantiles.`,
 	f.StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
 	f.StringVar(&jobsDir, "jobs", "", "write one CSV of per-job records per run into this directory")
 	f.StringVarP(&outFile, "output", "o", "", "write the tables to this file (atomically) instead of stdout")
+	f.StringVar(&seriesDir, "series", "", "write each run's profile by hour of day (power, utilization) as CSV into this directory")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	return cmd
 }
 
@@ -245,6 +266,43 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 		}
 	}
 }
+
+// writeSeries writes DIR/<run>.hours.csv for each run, atomically: power
+// and utilization averaged by local hour of day over the run, as in Zhou
+// et al.'s Fig. 5.
+func writeSeries(dir string, results []*pwrt.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			continue
+		}
+		var b bytes.Buffer
+		writeHoursCSV(&b, &r.Metrics)
+		if err := renameio.WriteFile(filepath.Join(dir, r.Run.Name+".hours.csv"), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeHoursCSV writes one row per local hour of day: mean power of the
+// whole machine and of running jobs (W), and the share of nodes allocated
+// to jobs, each averaged over every time the run spent in that hour.
+func writeHoursCSV(w io.Writer, m *pwrt.Metrics) {
+	fmt.Fprintln(w, "hour,seconds,power_w,job_power_w,utilization")
+	for h, st := range m.Hours {
+		var p, jp, u float64
+		if st.Seconds > 0 {
+			p, jp = st.Energy/st.Seconds, st.JobEnergy/st.Seconds
+			u = st.NodeSeconds / (st.Seconds * float64(m.Nodes))
+		}
+		fmt.Fprintf(w, "%d,%s,%s,%s,%s\n", h, csvFloat(st.Seconds), csvFloat(p), csvFloat(jp), csvFloat(u))
+	}
+}
+
+func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 
 // writeJobs writes DIR/<run>.csv for each run, each file atomically.
 func writeJobs(dir string, results []*pwrt.Result) error {

@@ -180,27 +180,32 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 		return column{header: "Util\n%", cell: func(r *pwrt.Result) string { return thousands(100*r.Metrics.Utilization, 1) }}
 	case "energy":
 		return column{header: "Energy\nMWh", cell: ok(func(m *pwrt.Metrics) float64 { return m.Energy / 3.6e9 })}
-	case "cost", "saving":
+	case "cost", "saving", "job_cost", "job_saving":
 		scale, unit := moneyUnit(rs)
-		f := func(m *pwrt.Metrics) float64 { return m.Cost / scale }
-		header := "Cost\n" + unit
-		if key == "saving" {
-			f = func(m *pwrt.Metrics) float64 { return m.Saving / scale }
-			header = "Saving\n" + unit
-		}
+		f := map[string]func(m *pwrt.Metrics) float64{
+			"cost":       func(m *pwrt.Metrics) float64 { return m.Cost / scale },
+			"saving":     func(m *pwrt.Metrics) float64 { return m.Saving / scale },
+			"job_cost":   func(m *pwrt.Metrics) float64 { return m.JobCost / scale },
+			"job_saving": func(m *pwrt.Metrics) float64 { return m.JobSaving / scale },
+		}[key]
+		header := map[string]string{"cost": "Cost\n", "saving": "Saving\n", "job_cost": "Jobs' cost\n", "job_saving": "Jobs' saving\n"}[key] + unit
 		cell := ok(f)
 		return column{header: header, cell: func(r *pwrt.Result) string {
-			if key == "saving" && !r.Metrics.HasSaving {
+			if strings.HasSuffix(key, "saving") && !r.Metrics.HasSaving {
 				return "–"
 			}
 			return cell(r)
 		}}
-	case "saving_pct":
-		return column{header: "Saving\n%", cell: func(r *pwrt.Result) string {
+	case "saving_pct", "job_saving_pct":
+		header, get := "Saving\n%", func(m *pwrt.Metrics) float64 { return m.SavingPct }
+		if key == "job_saving_pct" {
+			header, get = "Jobs' saving\n%", func(m *pwrt.Metrics) float64 { return m.JobSavingPct }
+		}
+		return column{header: header, cell: func(r *pwrt.Result) string {
 			if !r.Metrics.HasSaving {
 				return "–"
 			}
-			return thousands(r.Metrics.SavingPct, 1)
+			return thousands(get(&r.Metrics), 1)
 		}}
 	case "bsld":
 		return column{header: "Mean\nbsld", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.BsldMean, 2) }}
@@ -208,6 +213,32 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 		return column{header: "Jobs", cell: func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Jobs), 0) }}
 	case "dropped":
 		return column{header: "Dropped", cell: func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Dropped), 0) }}
+	case "work":
+		return column{header: "Work\nnode-h", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.WorkNodeHours, 0) }}
+	case "inverse_pairs":
+		return column{header: "Inverse\npairs", cell: func(r *pwrt.Result) string {
+			if !r.Metrics.HasInversePairs {
+				return "–"
+			}
+			return thousands(float64(r.Metrics.InversePairs), 0)
+		}}
+	case "budget":
+		cell := ok(func(m *pwrt.Metrics) float64 { return m.Budget / 1e3 })
+		return column{header: "Budget\nkW", cell: func(r *pwrt.Result) string {
+			if r.Metrics.Budget == 0 {
+				return "–"
+			}
+			return cell(r)
+		}}
+	}
+	if p, found := powerColumn(key); found {
+		cell := ok(func(m *pwrt.Metrics) float64 { return p.get(m) / 1e3 })
+		return column{header: p.header, cell: func(r *pwrt.Result) string {
+			if p.peak && !r.Metrics.HasPeak {
+				return "–"
+			}
+			return cell(r)
+		}}
 	}
 	if stat, found := strings.CutPrefix(key, "wait_"); found {
 		label := map[string]string{"mean": "mean", "q25": "Q1", "q50": "Q2", "q75": "Q3", "q90": "q90", "q99": "q99", "max": "max"}[stat]
@@ -215,6 +246,33 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 		return column{header: "Wait " + label + "\nmin", cell: func(r *pwrt.Result) string { return fmtWait(get(&r.Metrics)) }}
 	}
 	return column{header: key, cell: func(*pwrt.Result) string { return "?" }}
+}
+
+type powerCol struct {
+	header string
+	get    func(m *pwrt.Metrics) float64
+	peak   bool // needs a contract with peak hours
+}
+
+// powerColumn describes the mean power columns, in kW.
+func powerColumn(key string) (powerCol, bool) {
+	switch key {
+	case "power_mean":
+		return powerCol{"Power\nmean kW", func(m *pwrt.Metrics) float64 { return m.PowerMean }, false}, true
+	case "power_peak":
+		return powerCol{"Power\npeak kW", func(m *pwrt.Metrics) float64 { return m.PowerPeak }, true}, true
+	case "power_offpeak":
+		return powerCol{"Power\noff-peak kW", func(m *pwrt.Metrics) float64 { return m.PowerOffPeak }, true}, true
+	case "power_max":
+		return powerCol{"Power\nmax kW", func(m *pwrt.Metrics) float64 { return m.PeakPower }, false}, true
+	case "job_power_mean":
+		return powerCol{"Jobs\nmean kW", func(m *pwrt.Metrics) float64 { return m.JobPowerMean }, false}, true
+	case "job_power_peak":
+		return powerCol{"Jobs\npeak kW", func(m *pwrt.Metrics) float64 { return m.JobPowerPeak }, true}, true
+	case "job_power_offpeak":
+		return powerCol{"Jobs\noff-peak kW", func(m *pwrt.Metrics) float64 { return m.JobPowerOffPeak }, true}, true
+	}
+	return powerCol{}, false
 }
 
 func waitGetter(stat string) func(m *pwrt.Metrics) float64 {
@@ -358,6 +416,10 @@ func cleaningNote(w pwrt.WorkloadInfo) string {
 	}
 	s := fmt.Sprintf("Workload %s: %s, %s simulated on %s nodes", w.Name,
 		count(w.Records, "record"), count(c.Jobs, "job"), thousands(float64(w.Nodes), 0))
+	if w.ScaledFrom > 0 {
+		s += fmt.Sprintf(" (widths scaled from the trace's %s nodes: ×%.4g, rounded up)", thousands(float64(w.ScaledFrom), 0),
+			float64(w.Nodes)/float64(w.ScaledFrom))
+	}
 	var dropped []string
 	add := func(n int, why string) {
 		if n > 0 {

@@ -16,6 +16,10 @@ type Synthetic struct {
 	Load        float64 // offered load, e.g. 0.8 = 80% of node-seconds (> 0)
 	Seed        uint64
 	MeanRuntime float64 // mean run time, s (≥ 1); 0 → DefaultMeanRuntime
+	// Unit makes every width a multiple of this many nodes (Blue Gene/P
+	// jobs come in 512-node midplanes): widths are drawn for a machine of
+	// Nodes/Unit units, then scaled. 0 or 1: single nodes.
+	Unit int
 }
 
 // DefaultMeanRuntime is the mean run time used when Synthetic.MeanRuntime is 0.
@@ -49,6 +53,9 @@ func (s Synthetic) Validate() error {
 	if !(s.Load > 0) || math.IsInf(s.Load, 0) {
 		errs = append(errs, fmt.Errorf("synthetic workload: load must be a positive number, got %g", s.Load))
 	}
+	if s.Unit < 0 || s.Unit > 1 && s.Nodes > 0 && s.Unit > s.Nodes {
+		errs = append(errs, fmt.Errorf("synthetic workload: unit must be in 0..%d nodes (the machine), got %d", s.Nodes, s.Unit))
+	}
 	if !(s.MeanRuntime == 0 || s.MeanRuntime >= 1 && s.MeanRuntime <= 1e9) {
 		errs = append(errs, fmt.Errorf("synthetic workload: mean run time must be 0 (default) or 1..1e9 s, got %g", s.MeanRuntime))
 	}
@@ -62,7 +69,9 @@ func (s Synthetic) Validate() error {
 //   - Width: 25% of jobs use one node. 80% of the others take a power of
 //     two, 2^1 … the largest ≤ Nodes, each as likely; the rest take
 //     ceil(2^x) nodes, x uniform in [1, log2 Nodes]. Widths are thus
-//     log-uniform from 2 to Nodes, mostly powers of two.
+//     log-uniform from 2 to Nodes, mostly powers of two. With a Unit,
+//     widths are drawn this way in units (Nodes/Unit of them) and then
+//     multiplied by Unit.
 //   - Run time: log-uniform on [a, b] with a = min(60 s, mean/10) and b set
 //     so that the mean is MeanRuntime (b ≈ 13.3 h for the 2 h default),
 //     rounded up to whole seconds. Width and run time are independent.
@@ -114,8 +123,10 @@ func Generate(s Synthetic) []Job {
 	lnRange := detLog(b / a)
 	wallCap := math.Max(maxWalltime, roundUp(b, walltimeStep))
 	lnOver := detLog(maxOverEst)
-	log2Nodes := detLog(float64(s.Nodes)) / math.Ln2
-	maxExp := bits.Len(uint(s.Nodes)) - 1 // 2^maxExp ≤ Nodes < 2^(maxExp+1)
+	unit := max(1, s.Unit)
+	width := s.Nodes / unit // the machine in units
+	log2Nodes := detLog(float64(width)) / math.Ln2
+	maxExp := bits.Len(uint(width)) - 1 // 2^maxExp ≤ width < 2^(maxExp+1)
 
 	nUsers := min(max(s.Jobs/usersPerJobs, 8), maxUsers)
 	userCum := make([]uint64, nUsers) // cumulative integer Zipf weights
@@ -139,15 +150,16 @@ func Generate(s Synthetic) []Job {
 		}
 
 		nodes := 1
-		if s.Nodes > 1 && uSerial >= serialShare {
+		if width > 1 && uSerial >= serialShare {
 			if uPow2 < pow2Share {
 				nodes = 2 << int(uWidth*float64(maxExp)) // 2^1 .. 2^maxExp
 			} else {
 				x := 1 + float64(uWidth*float64(log2Nodes-1))
 				nodes = int(math.Ceil(detExp(float64(x * math.Ln2))))
 			}
-			nodes = min(max(nodes, 2), s.Nodes)
+			nodes = min(max(nodes, 2), width)
 		}
+		nodes *= unit
 
 		runtime := math.Ceil(float64(a * detExp(float64(uRun*lnRange))))
 		var walltime float64

@@ -1,0 +1,331 @@
+package runtime
+
+import (
+	"math"
+
+	"github.com/pwrc/pwrc/runtime/knapsack"
+)
+
+// Power budgets (Zhou et al.). While a budget applies, a job may start only
+// if the weights of the running jobs (by default their power, including
+// the idle rest of a contiguous allocation) plus its own stay within the
+// budget. Jobs already running are never stopped, so at the moment a
+// budget starts to apply the running jobs may exceed it; no job starts
+// until they fall below. A pass under a budget:
+//
+//  1. Selection. `select in_order` (the default) starts queue heads while
+//     they fit in both free nodes and budget, stopping at the first that
+//     does not. `select knapsack` takes the window: the first Window jobs
+//     of the queue that the admit rule accepts; the candidates are those
+//     that fit in the free nodes; it starts the subset that maximizes
+//     Σ value with Σ weight ≤ the budget's headroom and Σ nodes ≤ free,
+//     ties going to earlier jobs (see package knapsack).
+//  2. Backfilling, as the base policy says, over the whole queue after the
+//     first job still waiting (which may lie inside the window). EASY's
+//     reservation then covers power as well as nodes: the shadow time is
+//     the earliest estimated end at which both enough nodes and enough
+//     budget are free for that job; a later job may start if it fits now
+//     in nodes and budget and either ends by the shadow time or fits in
+//     both the extra nodes and the extra budget at that time. Greedy
+//     backfilling starts whatever fits in nodes and budget.
+//
+// Outside budget periods the base policy runs unchanged; a pass runs when
+// a budget stops applying, so held-back jobs start then.
+
+// budgetActive reports whether the budget applies now.
+func (s *sim) budgetActive() bool {
+	b := s.pol.Budget
+	switch b.When {
+	case BudgetDuringPeak:
+		return s.period == s.peakIdx
+	case BudgetWhile:
+		return b.While.Bool(&s.env)
+	}
+	return true
+}
+
+// staticWeights evaluates weight and value rules that read only fixed job
+// attributes once per job, so passes over long queues do not.
+func (s *sim) staticWeights() {
+	if w := s.pol.Weight; w != nil && !w.Deps.Dynamic() {
+		s.bp.weights = make([]float64, len(s.jobs))
+		for j := range s.jobs {
+			s.bp.weights[j] = s.evalWeight(int32(j))
+		}
+	}
+	// The lightest job bounds what any pass can start: below it, a pass
+	// under the budget has nothing to look at (an overloaded queue under a
+	// tight budget would otherwise be scanned at every event).
+	s.bp.minWeight = math.Inf(1)
+	if s.pol.Weight == nil || s.bp.weights != nil {
+		s.bp.minWeight = 0
+		if len(s.jobs) > 0 {
+			s.bp.minWeight = math.Inf(1)
+			for j := range s.jobs {
+				s.bp.minWeight = math.Min(s.bp.minWeight, s.weightOf(int32(j)))
+			}
+		}
+	} else {
+		s.bp.minWeight = 0 // weights change with time: no bound
+	}
+	if v := s.pol.Value; v != nil && !v.Deps.Dynamic() && s.pol.Select == SelectKnapsack {
+		s.bp.values = make([]float64, len(s.jobs))
+		for j := range s.jobs {
+			s.setJobEnv(int32(j), v.Fields)
+			s.bp.values[j] = v.Num(&s.env)
+		}
+	}
+}
+
+// weightOf is job j's weight against the budget.
+func (s *sim) weightOf(j int32) float64 {
+	switch {
+	case s.pol.Weight == nil:
+		return s.jw[j]
+	case s.bp.weights != nil:
+		return s.bp.weights[j]
+	}
+	return s.evalWeight(j)
+}
+
+func (s *sim) evalWeight(j int32) float64 {
+	s.setJobEnv(j, s.pol.Weight.Fields)
+	w := s.pol.Weight.Num(&s.env)
+	switch {
+	case w != w:
+		return math.Inf(1) // never fits: a NaN weight must not slip under the budget
+	case w < 0:
+		return 0
+	}
+	return w
+}
+
+// valueOf is what the knapsack maximizes for job j.
+func (s *sim) valueOf(j int32) float64 {
+	switch {
+	case s.pol.Value == nil:
+		return float64(s.jobs[j].Nodes)
+	case s.bp.values != nil:
+		return s.bp.values[j]
+	}
+	s.setJobEnv(j, s.pol.Value.Fields)
+	return s.pol.Value.Num(&s.env)
+}
+
+// budgetPass holds buffers reused by every pass under a budget.
+type budgetPass struct {
+	solver    knapsack.Solver
+	weights   []float64 // per job, when the weight rule reads fixed attributes only
+	minWeight float64   // no job weighs less
+	values    []float64 // likewise for the value rule
+	items     []knapsack.Item
+	jobs      []int32
+	chosen    []int
+	shadow    float64 // EASY under a budget: the head's reservation
+	extra     int     // nodes free at the shadow time beyond the head's need
+	extraW    float64 // budget free at the shadow time beyond the head's weight
+	skipped   int
+}
+
+// headroom is the budget left for jobs starting now.
+func (s *sim) headroom() float64 { return s.budget - s.commitW }
+
+// budgetedPass is a scheduling pass while the budget applies.
+func (s *sim) budgetedPass() bool {
+	if s.headroom() < s.bp.minWeight {
+		// No job fits in what is left of the budget. Only an end (or the
+		// budget ending) changes that, and either brings another pass.
+		s.blocked = true
+		return false
+	}
+	free := s.free()
+	started := 0
+	first := len(s.queue) // the first queue position started: compaction starts there
+	if s.pol.Select == SelectKnapsack {
+		started, first = s.knapsackSelect(&free)
+	} else {
+		for i, j := range s.queue {
+			if !s.admitted(j) {
+				continue
+			}
+			nn := int(s.alloc[j])
+			w := s.weightOf(j)
+			if nn > free || w > s.headroom() {
+				break
+			}
+			s.startWeighted(j, w)
+			free -= nn
+			started++
+			first = min(first, i)
+		}
+	}
+	head := -1
+	for i, j := range s.queue {
+		if s.status[j] == 0 && s.admitted(j) {
+			head = i
+			break
+		}
+	}
+	s.blocked = head >= 0
+	if head >= 0 && free > 0 {
+		n := 0
+		switch s.pol.Backfill {
+		case EASY:
+			j := s.queue[head]
+			s.reserveBudget(int(s.alloc[j]), s.weightOf(j), free)
+			n = s.backfillBudgetEASY(s.queue[head+1:], free)
+		case Greedy:
+			s.bp.skipped = 1
+			n = s.backfillBudgetGreedy(s.queue[head+1:], free)
+		}
+		if n > 0 {
+			started += n
+			first = min(first, head+1)
+		}
+	}
+	if started > 0 {
+		s.compactQueue(first)
+	}
+	s.scanned = len(s.queue)
+	return started > 0
+}
+
+// knapsackSelect starts the best subset of the window (Zhou's Problem 1
+// with a node constraint) and returns how many jobs started.
+func (s *sim) knapsackSelect(free *int) (int, int) {
+	bp := &s.bp
+	items, jobs := bp.items[:0], bp.jobs[:0]
+	room := s.headroom()
+	seen := 0
+	first := len(s.queue)
+	for i, j := range s.queue {
+		if seen >= s.pol.Window {
+			break
+		}
+		if !s.admitted(j) {
+			continue
+		}
+		seen++
+		nn := int(s.alloc[j])
+		if nn > *free {
+			continue
+		}
+		w := s.weightOf(j)
+		if !(w <= room) {
+			continue // cannot be chosen; skip evaluating its value
+		}
+		items = append(items, knapsack.Item{Value: s.valueOf(j), Weight: w, Nodes: nn})
+		jobs = append(jobs, j)
+		if first == len(s.queue) {
+			first = i
+		}
+	}
+	bp.items, bp.jobs = items, jobs
+	if len(items) == 0 {
+		return 0, len(s.queue)
+	}
+	bp.chosen = bp.solver.Solve(bp.chosen[:0], items, room, *free)
+	for _, c := range bp.chosen {
+		s.startWeighted(jobs[c], items[c].Weight)
+		*free -= items[c].Nodes
+	}
+	return len(bp.chosen), first
+}
+
+// reserveBudget is EASY's reservation for a head of need nodes and weight
+// needW: the earliest estimated end at which both are free, and what is
+// left over then.
+func (s *sim) reserveBudget(need int, needW float64, free int) {
+	bp := &s.bp
+	avail, availW := free, s.headroom()
+	shadow := math.Inf(1)
+	k := 0
+	if avail >= need && availW >= needW {
+		shadow = s.now
+	}
+	for ; math.IsInf(shadow, 1) && k < len(s.run); k++ {
+		r := s.run[k]
+		avail += int(r.nodes)
+		if r.id >= 0 {
+			availW += s.wt[r.id]
+		}
+		if avail >= need && availW >= needW {
+			shadow = r.est // the loop's k++ moves past this entry
+		}
+	}
+	for ; k < len(s.run) && s.run[k].est == shadow; k++ {
+		r := s.run[k]
+		avail += int(r.nodes)
+		if r.id >= 0 {
+			availW += s.wt[r.id]
+		}
+	}
+	bp.shadow, bp.extra, bp.extraW = shadow, avail-need, availW-needW
+}
+
+// backfillBudgetEASY starts the candidates that fit now in nodes and budget
+// and do not delay the head's reservation.
+func (s *sim) backfillBudgetEASY(cands []int32, free int) int {
+	bp := &s.bp
+	started := 0
+	for _, j := range cands {
+		nn := int(s.alloc[j])
+		if nn > free || s.status[j] != 0 || !s.admitted(j) {
+			continue
+		}
+		w := s.weightOf(j)
+		if !(w <= s.headroom()) {
+			continue
+		}
+		if s.headroom() < s.bp.minWeight {
+			break
+		}
+		endEst := s.now + s.est[j]
+		if s.machine.BootTime > 0 && nn > s.nIdle {
+			endEst += s.machine.BootTime
+		}
+		switch {
+		case endEst <= bp.shadow:
+		case nn <= bp.extra && w <= bp.extraW:
+			bp.extra -= nn
+			bp.extraW -= w
+		default:
+			continue
+		}
+		s.startWeighted(j, w)
+		free -= nn
+		started++
+		if free == 0 {
+			break
+		}
+	}
+	return started
+}
+
+// backfillBudgetGreedy starts every candidate that fits in nodes and
+// budget, giving up once Depth jobs have not fit.
+func (s *sim) backfillBudgetGreedy(cands []int32, free int) int {
+	bp := &s.bp
+	started := 0
+	for _, j := range cands {
+		if bp.skipped > s.pol.Depth || free == 0 {
+			break
+		}
+		if s.status[j] != 0 || !s.admitted(j) {
+			continue
+		}
+		nn := int(s.alloc[j])
+		w := 0.0
+		if nn <= free {
+			w = s.weightOf(j)
+		}
+		if nn > free || !(w <= s.headroom()) {
+			bp.skipped++
+			continue
+		}
+		s.startWeighted(j, w)
+		free -= nn
+		started++
+	}
+	return started
+}
