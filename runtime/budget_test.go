@@ -284,3 +284,67 @@ func TestHourProfileAddsUp(t *testing.T) {
 		t.Errorf("hours: %g s, %g J, %g node-s; run: %g s, %g J, %g node-s", sec, e, ns, span, mt.Energy, mt.BusyNodeHours*3600)
 	}
 }
+
+// Zhou et al.'s claims, on a real trace (HPC2N, with job power drawn per
+// job): under a budget of 50% of EASY's mean job power during peak hours,
+// the jobs governed by the budget (started while it applied) never draw
+// more than it, so their on-peak mean stays within it (jobs started before
+// the peak window are the only excess); power moves to off-peak hours; the
+// same work is done; and the saving grows with the pricing ratio.
+func TestZhouOnRealTrace(t *testing.T) {
+	jobs, nodes := loadTrace(t, "HPC2N-2002-2.1-cln.swf.gz")
+	m := Machine{Name: "hpc2n", Nodes: nodes, Cores: 1, Power: NodePower{Idle: 50, Busy: 200}}
+	pw := jobPowers(jobs, JobPower{Kind: NormalPower, PerNodes: 1, Mean: 200, SD: 40, Lo: 100, Hi: 350, Seed: 7}, &m)
+	run := func(pol Policy, budget float64, ratio float64) (*sim, Metrics) {
+		tar := tariff.BasePeak(tariff.Clock{}, []tariff.Window{{From: 9 * 3600, To: 23 * 3600}}, 0.05*ratio, 0.05)
+		s, err := simulate(jobs, &m, nodes, &pol, pw, budget, tariff.Clock{}, tar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, s.metrics()
+	}
+	_, base := run(Policy{Backfill: EASY}, math.Inf(1), 3)
+	budget := 0.5 * base.JobPowerMean
+	zhou := Policy{Backfill: EASY, Select: SelectKnapsack, Window: 10, Budget: &Budget{OfBaseline: 0.5, When: BudgetDuringPeak}}
+	var savings []float64
+	for _, ratio := range []float64{3, 4, 5} {
+		s, got := run(zhou, budget, ratio)
+		// Energy in peak hours of the jobs started off-peak.
+		var carried float64
+		for i := range jobs {
+			if _, p, _ := s.tar.At(s.start[i]); p == tariff.Peak {
+				continue
+			}
+			for x := s.start[i]; x < s.end[i]; {
+				_, p, next := s.tar.At(x)
+				next = math.Min(next, s.end[i])
+				if p == tariff.Peak {
+					carried += s.jw[i] * (next - x)
+				}
+				x = next
+			}
+		}
+		peakSeconds := got.Periods[tariff.Peak].Seconds
+		governed := (got.Periods[tariff.Peak].JobEnergy - carried) / peakSeconds
+		if governed > budget*(1+1e-9) {
+			t.Errorf("ratio %g: jobs started on-peak draw %.0f W on average on-peak, over the budget %.0f W", ratio, governed, budget)
+		}
+		t.Logf("ratio %g: budget %.0f W; on-peak job power %.0f W (%.0f W from jobs started on-peak, %.0f W carried over); off-peak %.0f W (EASY: %.0f W)",
+			ratio, budget, got.JobPowerPeak, governed, got.JobPowerPeak-governed, got.JobPowerOffPeak, base.JobPowerOffPeak)
+		if got.JobPowerOffPeak <= base.JobPowerOffPeak {
+			t.Errorf("ratio %g: off-peak job power %.0f W, not above EASY's %.0f W", ratio, got.JobPowerOffPeak, base.JobPowerOffPeak)
+		}
+		if got.JobPowerPeak >= base.JobPowerPeak {
+			t.Errorf("ratio %g: on-peak job power %.0f W, not below EASY's %.0f W", ratio, got.JobPowerPeak, base.JobPowerPeak)
+		}
+		if got.WorkNodeHours != base.WorkNodeHours || got.Jobs != base.Jobs {
+			t.Errorf("ratio %g: work %g node-h in %d jobs, EASY %g in %d", ratio, got.WorkNodeHours, got.Jobs, base.WorkNodeHours, base.Jobs)
+		}
+		_, b := run(Policy{Backfill: EASY}, math.Inf(1), ratio)
+		savings = append(savings, 100*(b.JobCost-got.JobCost)/b.JobCost)
+	}
+	t.Logf("jobs' savings at ratios 3, 4, 5: %.1f%%", savings)
+	if !(0 < savings[0] && savings[0] < savings[1] && savings[1] < savings[2]) {
+		t.Errorf("jobs' savings %v %% should be positive and grow with the pricing ratio", savings)
+	}
+}
