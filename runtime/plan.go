@@ -5,6 +5,10 @@
 package runtime
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
 )
@@ -226,4 +230,43 @@ type Budget struct {
 // Shutdown switches nodes off after they have been idle for After seconds.
 type Shutdown struct {
 	After float64
+}
+
+// String describes the model as a scenario would write it.
+func (p JobPower) String() string {
+	per := "per node"
+	if p.PerNodes > 1 {
+		per = fmt.Sprintf("per %d nodes", p.PerNodes)
+	}
+	w := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) + " W" }
+	switch p.Kind {
+	case ConstantPower:
+		return w(p.Value) + " " + per
+	case UniformPower:
+		return fmt.Sprintf("uniform %s..%s %s, seed %d", w(p.Lo), w(p.Hi), per, p.Seed)
+	case NormalPower:
+		clip := ""
+		if !math.IsInf(p.Hi, 1) || p.Lo != 0 {
+			clip = fmt.Sprintf(" in %s..%s", w(p.Lo), w(p.Hi))
+		}
+		return fmt.Sprintf("normal %s sd %s%s %s, seed %d", w(p.Mean), w(p.SD), clip, per, p.Seed)
+	case RulePower:
+		return "rule " + p.Rule.Source + " (W " + per + ")"
+	}
+	return "the machine's busy power"
+}
+
+// String describes the budget as a scenario would write it.
+func (b *Budget) String() string {
+	s := strconv.FormatFloat(b.Power/1e3, 'g', 6, 64) + " kW"
+	if b.OfBaseline > 0 {
+		s = strconv.FormatFloat(100*b.OfBaseline, 'g', 6, 64) + "% of baseline"
+	}
+	switch b.When {
+	case BudgetDuringPeak:
+		s += " during peak"
+	case BudgetWhile:
+		s += " while " + b.While.Source
+	}
+	return s
 }

@@ -255,6 +255,18 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 			if r.Baseline >= 0 {
 				fmt.Fprintf(w, "; compared with %s", p.Runs[r.Baseline].Name)
 			}
+			if r.Workload.Power.Kind != pwrt.MachineBusy {
+				fmt.Fprintf(w, "; job power %s", r.Workload.Power)
+			}
+			if pol := r.Policy; pol.Budget != nil {
+				fmt.Fprintf(w, "; budget %s", pol.Budget)
+				if pol.Select == pwrt.SelectKnapsack {
+					fmt.Fprintf(w, ", knapsack over a window of %d", pol.Window)
+				}
+			}
+			if u := r.Policy.Contiguous; u > 1 {
+				fmt.Fprintf(w, "; allocation in units of %d nodes", u)
+			}
 			if len(r.DependsOn) > 0 {
 				var names []string
 				for _, d := range r.DependsOn {

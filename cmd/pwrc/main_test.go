@@ -5,8 +5,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -224,5 +226,45 @@ func TestVersionAndUsage(t *testing.T) {
 	_, errOut, code = pwrc(t, "run", "../../examples/quickstart.pwr", "--set", "nope=1")
 	if code != 1 || !strings.Contains(errOut, "unknown param") {
 		t.Errorf("unknown --set: exit %d, %q", code, errOut)
+	}
+}
+
+// --series writes one CSV per run: 24 local hours whose seconds add up to
+// the run's span and whose utilization stays in [0, 1].
+func TestSeriesFiles(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := pwrc(t, "run", "../../examples/quickstart.pwr", "--series", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.hours.csv"))
+	if len(files) != 6 {
+		t.Fatalf("%d series files, want one per run (6)", len(files))
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "kunkel_fixed-easy.hours.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 25 || lines[0] != "hour,seconds,power_w,job_power_w,utilization" {
+		t.Fatalf("want a header and 24 hours, got:\n%s", data)
+	}
+	var seconds float64
+	for i, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if f[0] != strconv.Itoa(i) {
+			t.Fatalf("row %d is hour %s", i, f[0])
+		}
+		s, _ := strconv.ParseFloat(f[1], 64)
+		u, _ := strconv.ParseFloat(f[4], 64)
+		p, _ := strconv.ParseFloat(f[2], 64)
+		jp, _ := strconv.ParseFloat(f[3], 64)
+		if u < 0 || u > 1 || jp > p || s <= 0 {
+			t.Errorf("hour %d: %s", i, l)
+		}
+		seconds += s
+	}
+	if days := seconds / 86400; math.Abs(days-107.0) > 0.06 { // the table's run days for this run
+		t.Errorf("hours add up to %.2f days, the run lasts 107.0", days)
 	}
 }

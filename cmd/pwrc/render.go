@@ -386,6 +386,25 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 	if e.Baseline != nil {
 		notes = append(notes, fmt.Sprintf("Saving: cost of the run with %s %s and otherwise the same configuration, minus this run's cost.", e.Baseline.Dim, e.Baseline.Value))
 	}
+	has := func(keys ...string) bool {
+		for _, k := range e.Report {
+			for _, want := range keys {
+				if k == want {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if has("job_cost", "job_saving", "job_saving_pct", "job_power_mean", "job_power_peak", "job_power_offpeak") {
+		notes = append(notes, "Jobs: the power drawn by the nodes allocated to running jobs (with the idle rest of contiguous allocations), without idle nodes or infrastructure; Zhou et al. report savings on this cost.")
+	}
+	if has("budget") {
+		notes = append(notes, "Budget: a cap on the jobs' power while it applies; jobs already running when it starts to apply are not stopped, so on-peak means can exceed it.")
+	}
+	if has("inverse_pairs") && e.Baseline != nil {
+		notes = append(notes, fmt.Sprintf("Inverse pairs: pairs of jobs that start in the opposite order with %s %s (ties not counted).", e.Baseline.Dim, e.Baseline.Value))
+	}
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if r.Err != nil {
