@@ -283,20 +283,7 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 // and utilization averaged by local hour of day over the run, as in Zhou
 // et al.'s Fig. 5.
 func writeSeries(dir string, results []*pwrt.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, r := range results {
-		if r.Err != nil {
-			continue
-		}
-		var b bytes.Buffer
-		writeHoursCSV(&b, &r.Metrics)
-		if err := renameio.WriteFile(filepath.Join(dir, r.Run.Name+".hours.csv"), b.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeRunFiles(dir, ".hours.csv", results, func(b *bytes.Buffer, r *pwrt.Result) { writeHoursCSV(b, &r.Metrics) })
 }
 
 // writeHoursCSV writes one row per local hour of day: mean power of the
@@ -318,6 +305,12 @@ func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 
 // writeJobs writes DIR/<run>.csv for each run, each file atomically.
 func writeJobs(dir string, results []*pwrt.Result) error {
+	return writeRunFiles(dir, ".csv", results, func(b *bytes.Buffer, r *pwrt.Result) { writeJobsCSV(b, r.Jobs) })
+}
+
+// writeRunFiles writes DIR/<run><suffix> for each run that succeeded,
+// each file atomically (a temporary file, then a rename).
+func writeRunFiles(dir, suffix string, results []*pwrt.Result, write func(*bytes.Buffer, *pwrt.Result)) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -326,8 +319,8 @@ func writeJobs(dir string, results []*pwrt.Result) error {
 			continue
 		}
 		var b bytes.Buffer
-		writeJobsCSV(&b, r.Jobs)
-		if err := renameio.WriteFile(filepath.Join(dir, r.Run.Name+".csv"), b.Bytes(), 0o644); err != nil {
+		write(&b, r)
+		if err := renameio.WriteFile(filepath.Join(dir, r.Run.Name+suffix), b.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}
