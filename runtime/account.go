@@ -49,9 +49,10 @@ func (a *accounting) init(periods int) {
 // joulesPerKWh converts prices per kWh to prices per joule.
 const joulesPerKWh = 3.6e6
 
-func (a *accounting) add(p *[nComponents]float64, dt, price float64, period int) {
+// add integrates power p over dt and returns the total power.
+func (a *accounting) add(p *[nComponents]float64, dt, price float64, period int) float64 {
 	if dt <= 0 {
-		return
+		return 0
 	}
 	var total float64
 	perJ := price / joulesPerKWh
@@ -69,4 +70,5 @@ func (a *accounting) add(p *[nComponents]float64, dt, price float64, period int)
 	if total > a.peakPower {
 		a.peakPower = total
 	}
+	return total
 }

@@ -56,17 +56,13 @@ func (s *sim) staticWeights() {
 	// The lightest job bounds what any pass can start: below it, a pass
 	// under the budget has nothing to look at (an overloaded queue under a
 	// tight budget would otherwise be scanned at every event).
-	s.bp.minWeight = math.Inf(1)
-	if s.pol.Weight == nil || s.bp.weights != nil {
-		s.bp.minWeight = 0
-		if len(s.jobs) > 0 {
-			s.bp.minWeight = math.Inf(1)
-			for j := range s.jobs {
-				s.bp.minWeight = math.Min(s.bp.minWeight, s.weightOf(int32(j)))
-			}
+	// Weights that change with time give no bound (0).
+	s.bp.minWeight = 0
+	if (s.pol.Weight == nil || s.bp.weights != nil) && len(s.jobs) > 0 {
+		s.bp.minWeight = math.Inf(1)
+		for j := range s.jobs {
+			s.bp.minWeight = math.Min(s.bp.minWeight, s.weightOf(int32(j)))
 		}
-	} else {
-		s.bp.minWeight = 0 // weights change with time: no bound
 	}
 	if v := s.pol.Value; v != nil && !v.Deps.Dynamic() && s.pol.Select == SelectKnapsack {
 		s.bp.values = make([]float64, len(s.jobs))
@@ -277,9 +273,6 @@ func (s *sim) backfillBudgetEASY(cands []int32, free int) int {
 		if !(w <= s.headroom()) {
 			continue
 		}
-		if s.headroom() < s.bp.minWeight {
-			break
-		}
 		endEst := s.now + s.est[j]
 		if s.machine.BootTime > 0 && nn > s.nIdle {
 			endEst += s.machine.BootTime
@@ -295,8 +288,8 @@ func (s *sim) backfillBudgetEASY(cands []int32, free int) int {
 		s.startWeighted(j, w)
 		free -= nn
 		started++
-		if free == 0 {
-			break
+		if free == 0 || s.headroom() < bp.minWeight {
+			break // nothing else fits
 		}
 	}
 	return started
@@ -308,7 +301,7 @@ func (s *sim) backfillBudgetGreedy(cands []int32, free int) int {
 	bp := &s.bp
 	started := 0
 	for _, j := range cands {
-		if bp.skipped > s.pol.Depth || free == 0 {
+		if bp.skipped > s.pol.Depth || free == 0 || s.headroom() < bp.minWeight {
 			break
 		}
 		if s.status[j] != 0 || !s.admitted(j) {

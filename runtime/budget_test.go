@@ -341,7 +341,7 @@ func TestZhouOnRealTrace(t *testing.T) {
 			t.Errorf("ratio %g: work %g node-h in %d jobs, EASY %g in %d", ratio, got.WorkNodeHours, got.Jobs, base.WorkNodeHours, base.Jobs)
 		}
 		_, b := run(Policy{Backfill: EASY}, math.Inf(1), ratio)
-		savings = append(savings, 100*(b.JobCost-got.JobCost)/b.JobCost)
+		savings = append(savings, 100*(b.JobCost()-got.JobCost())/b.JobCost())
 	}
 	t.Logf("jobs' savings at ratios 3, 4, 5: %.1f%%", savings)
 	if !(0 < savings[0] && savings[0] < savings[1] && savings[1] < savings[2]) {

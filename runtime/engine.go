@@ -314,10 +314,10 @@ func (s *sim) advance(t float64) {
 	for s.now < t {
 		seg := math.Min(t, math.Min(s.nextPrice, s.nextHour))
 		dt := seg - s.now
-		s.acc.add(&p, dt, s.price, s.period)
+		total := s.acc.add(&p, dt, s.price, s.period)
 		h := &s.acc.hours[s.hour]
 		h.Seconds += dt
-		h.Energy += (p[compBusy] + p[compIdle] + p[compOff] + p[compBoot] + p[compShutdown] + p[compInfra]) * dt
+		h.Energy += total * dt
 		h.JobEnergy += p[compBusy] * dt
 		h.NodeSeconds += float64(s.busy) * dt
 		s.now = seg

@@ -105,8 +105,7 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 		close(next)
 		wg.Wait()
 	}
-	fillSavings(res)
-	fillInversePairs(res)
+	compareWithBaselines(res)
 	return res
 }
 
@@ -119,26 +118,6 @@ func dependency(r *Run, res []*Result) *Result {
 		}
 	}
 	return nil
-}
-
-// fillInversePairs counts each run's inverse pairs against its baseline,
-// then drops the start times.
-func fillInversePairs(res []*Result) {
-	for _, r := range res {
-		if r.Err != nil || r.Run.Baseline < 0 {
-			continue
-		}
-		b := res[r.Run.Baseline]
-		if b.Err != nil || len(b.starts) != len(r.starts) {
-			continue // different job sets (another machine or trace): not comparable
-		}
-		r.Metrics.InversePairs = inversePairs(b.starts, r.starts)
-		r.Metrics.HasInversePairs = true
-		b.Metrics.HasInversePairs = true
-	}
-	for _, r := range res {
-		r.starts = nil
-	}
 }
 
 // levels groups runs so that each run comes after the runs it depends on.
@@ -157,7 +136,9 @@ func levels(p *Plan) [][]int {
 	return out
 }
 
-func fillSavings(res []*Result) {
+// compareWithBaselines fills each run's savings and inverse pairs against
+// its baseline, then drops the start times kept for the pairs.
+func compareWithBaselines(res []*Result) {
 	for _, r := range res {
 		if r.Err != nil || r.Run.Baseline < 0 {
 			continue
@@ -166,11 +147,15 @@ func fillSavings(res []*Result) {
 		if b.Err != nil {
 			continue
 		}
+		if len(b.starts) == len(r.starts) { // else different job sets: not comparable
+			r.Metrics.InversePairs = inversePairs(b.starts, r.starts)
+			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
+		}
 		r.Metrics.Saving = b.Metrics.Cost - r.Metrics.Cost
 		if b.Metrics.Cost != 0 {
 			r.Metrics.SavingPct = 100 * r.Metrics.Saving / b.Metrics.Cost
 		}
-		bj, rj := b.Metrics.JobCost, r.Metrics.JobCost
+		bj, rj := b.Metrics.JobCost(), r.Metrics.JobCost()
 		r.Metrics.JobSaving = bj - rj
 		if bj != 0 {
 			r.Metrics.JobSavingPct = 100 * (bj - rj) / bj
@@ -181,6 +166,9 @@ func fillSavings(res []*Result) {
 		if r.Err == nil && r.Run.Baseline < 0 && isBaselineOfSome(r, res) {
 			r.Metrics.HasSaving = true // the baseline saves nothing against itself
 		}
+	}
+	for _, r := range res {
+		r.starts = nil
 	}
 }
 

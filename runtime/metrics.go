@@ -18,7 +18,6 @@ type Metrics struct {
 	EnergyBy    [nComponents]float64
 	Cost        float64
 	CostBy      [nComponents]float64
-	JobCost     float64 // cost of the energy running jobs draw (CostBy busy)
 	Periods     []PeriodStat
 	Currency    string
 	PeakPower   float64
@@ -89,7 +88,6 @@ func (s *sim) metrics() Metrics {
 	}
 	m.PowerPeak, m.JobPowerPeak = perSecond(on.Energy, on.Seconds), perSecond(on.JobEnergy, on.Seconds)
 	m.PowerOffPeak, m.JobPowerOffPeak = perSecond(off.Energy, off.Seconds), perSecond(off.JobEnergy, off.Seconds)
-	m.JobCost = s.acc.cost[compBusy]
 	m.PeakPower = s.acc.peakPower
 	m.BusyNodeHours = s.acc.busyNodeSeconds / 3600
 	m.WorkNodeHours = s.acc.workNodeSeconds / 3600
@@ -150,3 +148,7 @@ func perSecond(energy, seconds float64) float64 {
 	}
 	return energy / seconds
 }
+
+// JobCost is the cost of the energy running jobs draw: their nodes, with the
+// idle rest of contiguous allocations.
+func (m *Metrics) JobCost() float64 { return m.CostBy[compBusy] }

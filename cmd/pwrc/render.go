@@ -185,7 +185,7 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 		f := map[string]func(m *pwrt.Metrics) float64{
 			"cost":       func(m *pwrt.Metrics) float64 { return m.Cost / scale },
 			"saving":     func(m *pwrt.Metrics) float64 { return m.Saving / scale },
-			"job_cost":   func(m *pwrt.Metrics) float64 { return m.JobCost / scale },
+			"job_cost":   func(m *pwrt.Metrics) float64 { return m.JobCost() / scale },
 			"job_saving": func(m *pwrt.Metrics) float64 { return m.JobSaving / scale },
 		}[key]
 		header := map[string]string{"cost": "Cost\n", "saving": "Saving\n", "job_cost": "Jobs' cost\n", "job_saving": "Jobs' saving\n"}[key] + unit
@@ -501,10 +501,24 @@ func metricsMap(r *pwrt.Result) map[string]any {
 		"wait_mean_s": m.WaitMean, "wait_q25_s": m.WaitQ25, "wait_q50_s": m.WaitQ50, "wait_q75_s": m.WaitQ75,
 		"wait_q90_s": m.WaitQ90, "wait_q99_s": m.WaitQ99, "wait_max_s": m.WaitMax,
 		"bsld_mean": m.BsldMean, "peak_power_kw": m.PeakPower / 1e3, "busy_node_hours": m.BusyNodeHours,
-		"saving": nil, "saving_pct": nil,
+		"saving": nil, "saving_pct": nil, "job_saving": nil, "job_saving_pct": nil, "inverse_pairs": nil,
+		"work_node_hours": m.WorkNodeHours, "job_cost": m.JobCost(), "budget_kw": nil,
+		"power_mean_kw": m.PowerMean / 1e3, "job_power_mean_kw": m.JobPowerMean / 1e3,
+		"power_peak_kw": nil, "power_offpeak_kw": nil, "job_power_peak_kw": nil, "job_power_offpeak_kw": nil,
 	}
 	if m.HasSaving {
 		out["saving"], out["saving_pct"] = m.Saving, m.SavingPct
+		out["job_saving"], out["job_saving_pct"] = m.JobSaving, m.JobSavingPct
+	}
+	if m.HasInversePairs {
+		out["inverse_pairs"] = m.InversePairs
+	}
+	if m.Budget > 0 {
+		out["budget_kw"] = m.Budget / 1e3
+	}
+	if m.HasPeak {
+		out["power_peak_kw"], out["power_offpeak_kw"] = m.PowerPeak/1e3, m.PowerOffPeak/1e3
+		out["job_power_peak_kw"], out["job_power_offpeak_kw"] = m.JobPowerPeak/1e3, m.JobPowerOffPeak/1e3
 	}
 	for i, name := range pwrt.ComponentNames {
 		out["energy_"+name+"_mwh"] = m.EnergyBy[i] / 3.6e9
