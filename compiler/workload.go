@@ -1,0 +1,136 @@
+package compiler
+
+import (
+
+	"github.com/pwrc/pwrc/lang"
+	"github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// workload compiles an experiment's `workload` statement.
+func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Workload, bool) {
+	usage := "workload swf \"trace.swf.gz\"` or `workload synthetic { jobs 5000; load 85% }"
+	if len(s.Args) == 0 {
+		c.args(s, 1, 2, usage)
+		return runtime.Workload{}, false
+	}
+	kind, ok := c.keyword(s.Args[0], "workload", "swf", "synthetic")
+	if !ok {
+		return runtime.Workload{}, false
+	}
+	before := c.errs()
+	w := runtime.Workload{}
+	powerField := fieldSpec{name: "power", usage: "power 260 W per node", decode: func(s *lang.Stmt) {
+		if jp, ok := c.jobPower(s, b, mix(expSeed, "power")); ok {
+			w.Power = jp
+		}
+	}}
+	switch kind {
+	case "swf":
+		if !c.args(s, 2, 2, `workload swf "trace.swf.gz"`) {
+			return w, false
+		}
+		str, ok := c.str(s.Args[1], b, "workload swf", `workload swf "trace.swf.gz"`)
+		if !ok {
+			return w, false
+		}
+		if str.Value == "" {
+			c.diags.Errorf(str.R, "empty trace path").With("Give the path of an SWF file, plain or gzipped.")
+			return w, false
+		}
+		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), valueText(str)
+		c.decodeBlock("the swf workload", s.Body, []fieldSpec{
+			powerField,
+			{name: "scale", usage: "scale to machine", decode: func(s *lang.Stmt) {
+				if len(s.Args) == 2 && s.Args[0].Text() == "to" && s.Args[1].Text() == "machine" {
+					w.ScaleToMachine = true
+					return
+				}
+				c.diags.Errorf(s.Range, "expected `scale to machine`").
+					With("`scale to machine` gives each job the share of this machine it had of the trace's machine.")
+			}},
+			{name: "bad_lines", usage: "bad_lines skip", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "bad_lines skip` or `bad_lines fail") {
+					if k, ok := c.keyword(s.Args[0], "bad_lines", "skip", "fail"); ok {
+						w.SkipBadLines = k == "skip"
+					}
+				}
+			}},
+			{name: "start", usage: `start "2016-12-30 00:00"`, decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, `start "2016-12-30 00:00"`) {
+					if t, ok := c.localTime(s.Args[0], b, "start"); ok {
+						w.Start = t
+					}
+				}
+			}},
+			{name: "timezone", usage: `timezone "Europe/Berlin"`, decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 1, `timezone "Europe/Berlin"`) {
+					return
+				}
+				if str, ok := c.str(s.Args[0], b, "timezone", `timezone "Europe/Berlin"`); ok {
+					if _, err := tariff.LoadLocation(str.Value); err != nil {
+						c.diags.Errorf(str.R, "unknown time zone %q", str.Value).With("Use an IANA zone name such as \"Europe/Berlin\" or \"US/Pacific\".")
+						return
+					}
+					w.TimeZone = str.Value
+				}
+			}},
+		})
+	case "synthetic":
+		if !c.args(s, 1, 1, "workload synthetic { jobs 5000; load 85% }") {
+			return w, false
+		}
+		w.Kind, w.Name = runtime.Synthetic, "synthetic"
+		w.Synthetic = workload.Synthetic{Jobs: 1000, Load: 0.8, Seed: mix(expSeed, "workload")}
+		c.decodeBlock("the synthetic workload", s.Body, []fieldSpec{
+			powerField,
+			{name: "jobs", usage: "jobs 5000", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "jobs 5000") {
+					if n, ok := c.count(s.Args[0], b, "jobs", 1); ok {
+						w.Synthetic.Jobs = n
+					}
+				}
+			}},
+			{name: "load", usage: "load 85%", decode: func(s *lang.Stmt) {
+				if !c.args(s, 1, 1, "load 85%") {
+					return
+				}
+				v := c.val(s.Args[0], b)
+				dim := lang.Dimensionless
+				if n, ok := v.(*lang.Number); ok && n.Unit == "%" {
+					dim = lang.Fraction
+				}
+				if f, _, ok := c.quantity(s.Args[0], b, dim, "load"); ok {
+					if f <= 0 || f > 10 {
+						c.diags.Errorf(v.Range(), "load must be above 0 and at most 1000%%").With("Offered load is the share of node-seconds the jobs ask for, e.g. `load 85%%`.")
+						return
+					}
+					w.Synthetic.Load = f
+				}
+			}},
+			{name: "seed", usage: "seed 7", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "seed 7") {
+					if n, ok := c.count(s.Args[0], b, "seed", 0); ok {
+						w.Synthetic.Seed = uint64(n)
+					}
+				}
+			}},
+			{name: "unit", usage: "unit 512", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "unit 512") {
+					if n, ok := c.count(s.Args[0], b, "unit", 1); ok {
+						w.Synthetic.Unit = n
+					}
+				}
+			}},
+			{name: "runtime", usage: "runtime 2 h", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "runtime 2 h") {
+					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "runtime"); ok && v > 0 {
+						w.Synthetic.MeanRuntime = v
+					}
+				}
+			}},
+		})
+	}
+	return w, c.errs() == before
+}
