@@ -348,4 +348,3 @@ func (c *compiler) localTime(v lang.Value, b binding, field string) (string, boo
 	c.diags.Errorf(s.R, "`%s` is not a date", s.Value).With("Write a local date and time: `\"2016-12-30\"` or `\"2016-12-30 06:00\"`.")
 	return "", false
 }
-

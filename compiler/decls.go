@@ -482,4 +482,3 @@ func (c *compiler) budget(s *lang.Stmt, b binding) (*runtime.Budget, bool) {
 	}
 	return bg, true
 }
-

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
 	"github.com/pwrc/pwrc/runtime/tariff"
