@@ -78,7 +78,7 @@ type compiler struct {
 	badParams map[string]bool // params whose declaration is in error
 	silenced  int             // errors not reported because they echo one that is
 
-	exprs   map[*lang.Stmt]*runtime.Expr // compiled once per statement
+	exprs   map[exprKey]*runtime.Expr // compiled once per statement and param values
 	used    map[string]bool              // params referenced
 	guesses map[*lang.Block][]string     // fields taken for misspellings, per block
 	cycles  map[string]bool              // `from` cycles reported, by kind and members
@@ -139,7 +139,7 @@ func newCompiler(opts Options) *compiler {
 		decls:     map[string]map[string]*decl{},
 		params:    map[string]*param{},
 		badParams: map[string]bool{},
-		exprs:     map[*lang.Stmt]*runtime.Expr{},
+		exprs:     map[exprKey]*runtime.Expr{},
 		budgetAt:  map[string]*lang.Stmt{},
 		used:      map[string]bool{},
 		guesses:   map[*lang.Block][]string{},

@@ -129,6 +129,85 @@ func TestPlanLayout(t *testing.T) {
 				  easy-kunkel_basepeak [policy=easy contract=kunkel_basepeak]`,
 		},
 		{
+			name: "a param read by one swept policy sweeps only that policy's runs",
+			files: map[string]string{"main.pwr": header + `
+				param delay = [0 s, 10 min, 1 h]
+				policy easy_off from easy { shutdown idle after delay }
+				experiment e {
+				  workload synthetic { jobs 10 }
+				  machine  m
+				  contract [kunkel_fixed, kunkel_basepeak]
+				  policy   [easy, easy_off] baseline easy
+				}`},
+			want: `experiment e dims=[contract policy delay] baseline=policy:easy
+				  kunkel_fixed-easy [contract=kunkel_fixed policy=easy]
+				  kunkel_fixed-easy_off-delay_0s [contract=kunkel_fixed policy=easy_off delay=0s] vs kunkel_fixed-easy
+				  kunkel_fixed-easy_off-delay_10min [contract=kunkel_fixed policy=easy_off delay=10min] vs kunkel_fixed-easy
+				  kunkel_fixed-easy_off-delay_1h [contract=kunkel_fixed policy=easy_off delay=1h] vs kunkel_fixed-easy
+				  kunkel_basepeak-easy [contract=kunkel_basepeak policy=easy]
+				  kunkel_basepeak-easy_off-delay_0s [contract=kunkel_basepeak policy=easy_off delay=0s] vs kunkel_basepeak-easy
+				  kunkel_basepeak-easy_off-delay_10min [contract=kunkel_basepeak policy=easy_off delay=10min] vs kunkel_basepeak-easy
+				  kunkel_basepeak-easy_off-delay_1h [contract=kunkel_basepeak policy=easy_off delay=1h] vs kunkel_basepeak-easy`,
+		},
+		{
+			name: "params swept through two levels: a param list of policies, each reading its own param",
+			files: map[string]string{"main.pwr": header + `
+				param delay = [0 s, 1 h]
+				param big = [2, 3]
+				param pols = [easy, easy_off, picky]
+				policy easy_off from easy { shutdown idle after delay }
+				policy picky from easy { admit peak || job.nodes <= big }
+				experiment e {
+				  workload synthetic { jobs 10 }
+				  machine  m
+				  contract kunkel_fixed
+				  policy   pols
+				}`},
+			want: `experiment e dims=[pols delay big]
+				  easy [pols=easy]
+				  easy_off-delay_0s [pols=easy_off delay=0s]
+				  easy_off-delay_1h [pols=easy_off delay=1h]
+				  picky-big_2 [pols=picky big=2]
+				  picky-big_3 [pols=picky big=3]`,
+		},
+		{
+			name: "baseline on a swept param: each run is compared with its own policy at that value",
+			files: map[string]string{"main.pwr": header + `
+				param delay = [0 s, 10 min]
+				policy easy_off from easy { shutdown idle after delay }
+				experiment e {
+				  workload synthetic { jobs 10 }
+				  machine  m
+				  contract kunkel_fixed
+				  policy   [easy, easy_off]
+				  baseline delay = 0 min
+				}`},
+			want: `experiment e dims=[policy delay] baseline=delay:0s
+				  easy [policy=easy]
+				  easy_off-delay_0s [policy=easy_off delay=0s]
+				  easy_off-delay_10min [policy=easy_off delay=10min] vs easy_off-delay_0s`,
+		},
+		{
+			name: "independent param sweep with a baseline on the param",
+			files: map[string]string{"main.pwr": header + `
+				param big = [1, 2, 4]
+				policy picky from easy { admit peak || job.nodes <= big }
+				experiment e {
+				  workload synthetic { jobs 10 }
+				  machine  m
+				  contract [kunkel_fixed, kunkel_basepeak]
+				  policy   picky
+				  baseline big = 4
+				}`},
+			want: `experiment e dims=[contract big] baseline=big:4
+				  kunkel_fixed-1 [contract=kunkel_fixed big=1] vs kunkel_fixed-4
+				  kunkel_fixed-2 [contract=kunkel_fixed big=2] vs kunkel_fixed-4
+				  kunkel_fixed-4 [contract=kunkel_fixed big=4]
+				  kunkel_basepeak-1 [contract=kunkel_basepeak big=1] vs kunkel_basepeak-4
+				  kunkel_basepeak-2 [contract=kunkel_basepeak big=2] vs kunkel_basepeak-4
+				  kunkel_basepeak-4 [contract=kunkel_basepeak big=4]`,
+		},
+		{
 			name: "baseline links each run to its counterpart",
 			files: map[string]string{"main.pwr": header + `
 				experiment e {
@@ -591,5 +670,40 @@ func TestShippedScenarios(t *testing.T) {
 				t.Fatalf("diagnostics:\n%s", b.String())
 			}
 		})
+	}
+}
+
+// TestRulesReadParams checks that a rule reading a param sees the value of
+// each run, in SI units, and that a swept param compiles once per value.
+func TestRulesReadParams(t *testing.T) {
+	p := compileOK(t, "main.pwr", map[string]string{"main.pwr": header + `
+		param big = [2, 3]
+		param long = 10 min
+		param frac = 0.5
+		policy p {
+		  admit    peak || job.nodes <= big
+		  priority job.wait > long ? frac : 0
+		}
+		experiment e { workload synthetic { jobs 10 }; machine m; contract kunkel_fixed; policy p }`}, compiler.Options{})
+	if len(p.Runs) != 2 {
+		t.Fatalf("want a run per value of big, got %d", len(p.Runs))
+	}
+	env := &runtime.Env{Job: runtime.JobEnv{Nodes: 3, Wait: 601}}
+	if p.Runs[0].Policy.Admit.Bool(env) || !p.Runs[1].Policy.Admit.Bool(env) {
+		t.Errorf("admit peak || job.nodes <= big with 3 nodes: big=2 gives %v, big=3 gives %v",
+			p.Runs[0].Policy.Admit.Bool(env), p.Runs[1].Policy.Admit.Bool(env))
+	}
+	if p.Runs[0].Policy.Admit.Deps != runtime.DepJob|runtime.DepPeak {
+		t.Errorf("admit deps %b: a param is a constant", p.Runs[0].Policy.Admit.Deps)
+	}
+	if got := p.Runs[0].Policy.Priority.Num(env); got != 0.5 {
+		t.Errorf("priority with wait 601 s > 10 min = %v, want 0.5", got)
+	}
+	env.Job.Wait = 599
+	if got := p.Runs[0].Policy.Priority.Num(env); got != 0 {
+		t.Errorf("priority with wait 599 s = %v, want 0", got)
+	}
+	if p.Runs[0].Policy.Priority != p.Runs[1].Policy.Priority {
+		t.Error("a rule whose params do not change between runs should be compiled once")
 	}
 }

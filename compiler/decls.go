@@ -283,7 +283,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 	before := c.errs()
 	rule := func(dst **runtime.Expr, kind exprKind) func(*lang.Stmt) {
 		return func(s *lang.Stmt) {
-			if e := c.ruleExpr(s, 0, kind); e != nil {
+			if e := c.ruleExpr(s, 0, kind, b); e != nil {
 				*dst = e
 			}
 		}
@@ -461,7 +461,7 @@ func (c *compiler) budget(s *lang.Stmt, b binding) (*runtime.Budget, bool) {
 		}
 		bg.When = runtime.BudgetDuringPeak
 	case rest[0].Text() == "while":
-		e := c.ruleExpr(s, n+1, boolExpr)
+		e := c.ruleExpr(s, n+1, boolExpr, b)
 		if e == nil {
 			return nil, false
 		}

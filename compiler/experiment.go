@@ -149,6 +149,9 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 			"policy": "policy [fcfs, easy] baseline easy", "seed": "seed 42", "report": "report cost, wait(q50, q90)"}[f]
 		fields = append(fields, fieldSpec{name: f, usage: usage, decode: func(s *lang.Stmt) { record(s); order = append(order, s) }})
 	}
+	// `baseline NAME = VALUE` names the baseline by a swept param (or
+	// field); it is not walked for sweeps, since it only picks a value.
+	fields = append(fields, fieldSpec{name: "baseline", usage: "baseline delay = 0 s", decode: record})
 	c.decodeBlock(what(d), d.stmt.Body, fields)
 	name := d.stmt.Args[0].Range()
 	var missing []string
@@ -211,97 +214,122 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	if bad {
 		return
 	}
+	base := c.baseline(d, dims, stmts["baseline"])
+	if base == nil && stmts["baseline"] != nil {
+		return // reported
+	}
+	runs, taken, ok := c.expand(order, dims)
+	if !ok {
+		return
+	}
+	// The table's dimensions: those some run takes, in the order found.
+	// A dimension only some runs take (a param read by one policy of a
+	// swept list) is labelled with its name in those runs.
+	partial := map[string]bool{}
 	for _, dm := range dims {
-		exp.Dims = append(exp.Dims, dm.name)
-		if dm.baseline != nil {
-			if exp.Baseline != nil {
-				c.diags.Errorf(dm.baseline.R, "experiment `%s` has two baselines", d.name).
-					With("Give `baseline` on one swept field only.")
-				continue
-			}
-			found := false
-			var names []string
-			for _, v := range dm.values {
-				names = append(names, valueText(v))
-				found = found || valueText(v) == dm.baseline.Name
-			}
-			if !found {
-				c.diags.Errorf(dm.baseline.R, "baseline `%s` is not one of the swept values", dm.baseline.Name).
-					DidYouMean(lang.Suggest(dm.baseline.Name, names)).
-					With("%s sweeps %s.", dm.name, strings.Join(names, ", "))
-				continue
-			}
-			exp.Baseline = &runtime.Baseline{Dim: dm.name, Value: dm.baseline.Name}
+		if taken[dm.key] > 0 {
+			exp.Dims = append(exp.Dims, dm.name)
+			partial[dm.key] = taken[dm.key] < len(runs)
 		}
 	}
-	// Cartesian product, first dimension outermost.
-	idx := make([]int, len(dims))
-	for {
-		b := binding{}
+	if base != nil {
+		exp.Baseline = &runtime.Baseline{Dim: base.dim.name, Value: valueText(base.value)}
+	}
+	names := map[string]bool{}
+	for _, rb := range runs {
 		var params []runtime.Param
-		var names []string
-		for i, dm := range dims {
-			v := dm.values[idx[i]]
-			b[dm.key] = v
-			params = append(params, runtime.Param{Name: dm.name, Value: valueText(v)})
-			names = append(names, fileSafe(valueText(v)))
+		var parts []string
+		for _, dm := range rb.dims {
+			v := rb.b[dm.key]
+			text := valueText(v)
+			params = append(params, runtime.Param{Name: dm.name, Value: text, Partial: partial[dm.key]})
+			if partial[dm.key] {
+				text = dm.name + "=" + text
+			}
+			parts = append(parts, fileSafe(text))
 		}
 		run := &runtime.Run{Index: len(p.Runs), Experiment: d.name, Params: params, Baseline: -1}
-		run.Name = strings.Join(names, "-")
+		run.Name = strings.Join(parts, "-")
 		if run.Name == "" {
 			run.Name = d.name
 		}
+		if names[run.Name] {
+			c.diags.Errorf(name, "experiment `%s` has two runs named `%s`", d.name, run.Name).
+				With("Swept values name runs; rename a declaration or a value so that each run's values differ.")
+			return
+		}
+		names[run.Name] = true
 		run.Seed = mix(exp.Seed, run.Name)
-		if c.compileRun(run, stmts, b, exp.Seed) {
+		if c.compileRun(run, stmts, rb.b, exp.Seed) {
 			p.Runs = append(p.Runs, run)
 			exp.Runs = append(exp.Runs, run.Index)
 		}
-		// Advance the odometer.
-		i := len(idx) - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < len(dims[i].values) {
-				break
-			}
-			idx[i] = 0
-		}
-		if i < 0 {
-			break
-		}
 	}
-	if exp.Baseline != nil {
-		c.linkBaselines(p, exp)
+	if exp.Baseline != nil && !c.linkBaselines(p, exp, d) {
+		return
 	}
 	c.linkBudgets(p, exp, d)
 	p.Experiments = append(p.Experiments, exp)
 }
 
-// linkBaselines points each run at the run that differs from it only in
-// the baseline dimension, where it has the baseline value.
-func (c *compiler) linkBaselines(p *runtime.Plan, exp *runtime.Experiment) {
-	key := func(r *runtime.Run) string {
-		var parts []string
+// linkBaselines points each run at its baseline run: the run that has the
+// baseline value in the baseline dimension and agrees with it on every
+// other dimension both take. A run that does not take the baseline
+// dimension has none. Two candidates (the baseline run takes a dimension
+// this run does not) make the comparison ambiguous: an error.
+func (c *compiler) linkBaselines(p *runtime.Plan, exp *runtime.Experiment, d *decl) bool {
+	value := func(r *runtime.Run, dim string) (string, bool) {
 		for _, pr := range r.Params {
-			if pr.Name != exp.Baseline.Dim {
-				parts = append(parts, pr.Value)
+			if pr.Name == dim {
+				return pr.Value, true
 			}
 		}
-		return strings.Join(parts, "\x00")
+		return "", false
 	}
-	base := map[string]int{}
+	var bases []*runtime.Run
+	for _, i := range exp.Runs {
+		if v, ok := value(p.Runs[i], exp.Baseline.Dim); ok && v == exp.Baseline.Value {
+			bases = append(bases, p.Runs[i])
+		}
+	}
+	compatible := func(r, b *runtime.Run) bool {
+		for _, pr := range b.Params {
+			if pr.Name == exp.Baseline.Dim {
+				continue
+			}
+			if v, ok := value(r, pr.Name); ok && v != pr.Value {
+				return false
+			}
+		}
+		return true
+	}
 	for _, i := range exp.Runs {
 		r := p.Runs[i]
-		for _, pr := range r.Params {
-			if pr.Name == exp.Baseline.Dim && pr.Value == exp.Baseline.Value {
-				base[key(r)] = i
+		if v, ok := value(r, exp.Baseline.Dim); !ok || v == exp.Baseline.Value {
+			continue
+		}
+		var found []*runtime.Run
+		for _, b := range bases {
+			if compatible(r, b) {
+				found = append(found, b)
 			}
 		}
-	}
-	for _, i := range exp.Runs {
-		if bi, ok := base[key(p.Runs[i])]; ok && bi != i {
-			p.Runs[i].Baseline = bi
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			r.Baseline = found[0].Index
+			continue
 		}
+		var names []string
+		for _, b := range found {
+			names = append(names, b.Name)
+		}
+		c.diags.Errorf(d.stmt.Args[0].Range(), "run `%s` of experiment `%s` has %d candidate baselines: %s", r.Name, exp.Name, len(found), strings.Join(names, ", ")).
+			With("The baseline runs take a swept param this run does not; name a baseline that they do not depend on, or one in that param (`baseline NAME = VALUE`).")
+		return false
 	}
+	return true
 }
 
 // linkBudgets makes each run whose budget is a share of the baseline's
@@ -341,101 +369,148 @@ func (c *compiler) linkBudgets(p *runtime.Plan, exp *runtime.Experiment, d *decl
 
 // dims finds the swept dimensions of an experiment, in the order they
 // appear: field lists, and list-valued params reachable from the
-// experiment through the declarations it names.
+// experiment through the declarations it names, through every value of
+// every sweep (a param read by only one policy of a swept list counts).
+// It reports malformed sweeps; expand then decides which runs take which.
 func (c *compiler) dims(order []*lang.Stmt) ([]*dim, bool) {
-	var out []*dim
-	empty := false
-	seenParam := map[string]bool{}
-	seenDecl := map[*decl]bool{}
-	var visitValue func(v lang.Value, field *lang.Stmt)
-	var visitStmts func(ss []*lang.Stmt)
-	addParam := func(p *param, field *lang.Stmt) {
-		if seenParam[p.name] {
-			return
-		}
-		seenParam[p.name] = true
-		c.used[p.name] = true
-		l := p.value.(*lang.List)
-		dm := &dim{name: p.name, key: p.name, at: l.R}
-		for _, it := range l.Items {
-			if len(it) == 1 {
-				dm.values = append(dm.values, it[0])
-			}
-		}
-		if len(dm.values) == 0 || p.bad {
-			empty = true // reported where the param is declared or set
-			return
-		}
-		if field != nil {
-			dm.baseline = baselineOf(field)
-		}
-		out = append(out, dm)
+	w := &sweepWalker{c: c, collect: true, seenDecl: map[*decl]bool{}, visiting: map[*param]bool{}, found: map[string]*dim{}}
+	w.stmts(order, true)
+	return w.out, !w.empty
+}
+
+// sweepWalker walks an experiment and the declarations it reaches. With
+// collect set it visits every value of every sweep, recording each
+// dimension once and reporting malformed ones. Otherwise it follows only
+// the values bound in b and stops at the first dimension not bound yet:
+// the next one to expand.
+type sweepWalker struct {
+	c        *compiler
+	collect  bool
+	b        binding
+	dims     map[string]*dim // known dimensions by key (expanding)
+	next     *dim            // expanding: the first unbound dimension met
+	out      []*dim          // collecting: every dimension, in order
+	found    map[string]*dim
+	empty    bool
+	seenDecl map[*decl]bool
+	visiting map[*param]bool
+}
+
+func (w *sweepWalker) done() bool { return w.next != nil }
+
+// sweep meets dimension key: it walks the bound value, or the values of
+// every alternative when collecting, or stops at it when it is unbound.
+func (w *sweepWalker) sweep(key string, items func() []lang.Value, make func() *dim) {
+	if w.done() {
+		return
 	}
-	visitDecl := func(d *decl) {
-		if seenDecl[d] {
-			return
-		}
-		seenDecl[d] = true
-		visitStmts([]*lang.Stmt{d.stmt})
-	}
-	visiting := map[*param]bool{}
-	visitValue = func(v lang.Value, field *lang.Stmt) {
-		switch v := v.(type) {
-		case *lang.Ident:
-			if p := c.params[v.Name]; p != nil {
-				if visiting[p] {
-					return // a param naming itself through a list
-				}
-				visiting[p] = true
-				defer delete(visiting, p)
-				if _, isList := p.value.(*lang.List); isList {
-					addParam(p, field)
-					for _, it := range p.value.(*lang.List).Items {
-						for _, x := range it {
-							visitValue(x, nil)
-						}
-					}
-				} else {
-					visitValue(p.value, field)
-				}
+	if w.collect {
+		if w.found[key] == nil {
+			dm := make()
+			if dm == nil {
 				return
 			}
-			for _, k := range declKinds {
-				if d := c.decls[k][v.Name]; d != nil && k != "experiment" {
-					visitDecl(d)
-				}
+			w.found[key] = dm
+			w.out = append(w.out, dm)
+		}
+		for _, v := range items() {
+			w.value(v, nil)
+		}
+		return
+	}
+	if v, ok := w.b[key]; ok {
+		w.value(v, nil)
+		return
+	}
+	if dm := w.dims[key]; dm != nil {
+		w.next = dm
+	}
+}
+
+func (w *sweepWalker) value(v lang.Value, field *lang.Stmt) {
+	if w.done() {
+		return
+	}
+	c := w.c
+	switch v := v.(type) {
+	case *lang.Ident:
+		if p := c.params[v.Name]; p != nil {
+			if w.visiting[p] {
+				return // a param naming itself through a list
 			}
-		case *lang.List:
-			for _, it := range v.Items {
-				for _, x := range it {
-					visitValue(x, nil)
-				}
+			w.visiting[p] = true
+			defer delete(w.visiting, p)
+			l, isList := p.value.(*lang.List)
+			if !isList {
+				w.value(p.value, field)
+				return
 			}
-		case *lang.Group:
-			for _, it := range v.Items {
-				for _, x := range it {
-					visitValue(x, nil)
+			c.used[p.name] = true
+			items := func() []lang.Value {
+				var out []lang.Value
+				for _, it := range l.Items {
+					out = append(out, it...)
 				}
+				return out
+			}
+			w.sweep(p.name, items, func() *dim {
+				dm := &dim{name: p.name, key: p.name, at: l.R}
+				for _, it := range l.Items {
+					if len(it) == 1 {
+						dm.values = append(dm.values, it[0])
+					}
+				}
+				if len(dm.values) == 0 || p.bad {
+					w.empty = true // reported where the param is declared or set
+					return nil
+				}
+				if field != nil {
+					dm.baseline = baselineOf(field)
+				}
+				return dm
+			})
+			return
+		}
+		for _, k := range declKinds {
+			if d := c.decls[k][v.Name]; d != nil && k != "experiment" && !w.seenDecl[d] {
+				w.seenDecl[d] = true
+				w.stmts([]*lang.Stmt{d.stmt}, false)
+			}
+		}
+	case *lang.List:
+		for _, it := range v.Items {
+			for _, x := range it {
+				w.value(x, nil)
+			}
+		}
+	case *lang.Group:
+		for _, it := range v.Items {
+			for _, x := range it {
+				w.value(x, nil)
 			}
 		}
 	}
-	visitStmts = func(ss []*lang.Stmt) {
-		for _, s := range ss {
-			for _, a := range s.Args {
-				visitValue(a, nil)
-			}
-			if s.Body != nil {
-				visitStmts(s.Body.Stmts)
-			}
+}
+
+// stmts walks statements; top says they are the experiment's own, whose
+// workload, machine, contract and policy fields may sweep.
+func (w *sweepWalker) stmts(ss []*lang.Stmt, top bool) {
+	c := w.c
+	for _, s := range ss {
+		if w.done() {
+			return
 		}
-	}
-	for _, s := range order {
 		isSweep := false
 		for _, f := range sweepFields {
 			isSweep = isSweep || s.Key.Name == f
 		}
-		if !isSweep || len(s.Args) == 0 {
-			visitStmts([]*lang.Stmt{s})
+		if !top || !isSweep || len(s.Args) == 0 {
+			for _, a := range s.Args {
+				w.value(a, nil)
+			}
+			if s.Body != nil {
+				w.stmts(s.Body.Stmts, false)
+			}
 			continue
 		}
 		// The swept value of a field is its first argument (the path for workloads).
@@ -443,45 +518,224 @@ func (c *compiler) dims(order []*lang.Stmt) ([]*dim, bool) {
 		if s.Key.Name == "workload" {
 			vi = 1
 		}
-		if b := baselineOf(s); b != nil && vi < len(s.Args) && !c.sweeps(s.Args[vi]) {
-			c.diags.Errorf(s.Args[len(s.Args)-2].Range().Cover(b.R), "`baseline` needs a swept `%s`", s.Key.Name).
-				With("A baseline is one of several values compared: `%s [%s, other] baseline %s`.", s.Key.Name, s.Args[vi].Text(), b.Name)
-			empty = true
+		args := s.Args
+		if b := baselineOf(s); b != nil {
+			if w.collect && vi < len(args) && !c.sweeps(args[vi]) {
+				c.diags.Errorf(args[len(args)-2].Range().Cover(b.R), "`baseline` needs a swept `%s`", s.Key.Name).
+					With("A baseline is one of several values compared: `%s [%s, other] baseline %s`.", s.Key.Name, args[vi].Text(), b.Name)
+				w.empty = true
+			}
+			args = args[:len(args)-2] // names a value; not walked for sweeps
 		}
-		if vi < len(s.Args) {
-			if l, ok := s.Args[vi].(*lang.List); ok {
-				dm := &dim{name: s.Key.Name, key: "@" + s.Key.Name, at: l.R, baseline: baselineOf(s)}
-				for _, it := range l.Items {
-					if len(it) != 1 {
-						c.diags.Errorf(it[0].Range().Cover(it[len(it)-1].Range()), "each swept value is a single name or value").
-							With("Separate values with commas: `[fcfs, easy]`.")
-						continue
+		if vi < len(args) {
+			if l, ok := args[vi].(*lang.List); ok {
+				items := func() []lang.Value {
+					var out []lang.Value
+					for _, it := range l.Items {
+						if len(it) == 1 {
+							out = append(out, it[0])
+						}
 					}
-					dm.values = append(dm.values, it[0])
+					return out
 				}
-				if len(dm.values) == 0 {
-					if len(l.Items) == 0 {
-						c.diags.Errorf(l.R, "`%s` sweeps an empty list", s.Key.Name).
-							With("A list sweeps its values; give at least one, e.g. `%s [a, b]`.", s.Key.Name)
+				w.sweep("@"+s.Key.Name, items, func() *dim {
+					dm := &dim{name: s.Key.Name, key: "@" + s.Key.Name, at: l.R, baseline: baselineOf(s)}
+					for _, it := range l.Items {
+						if len(it) != 1 {
+							c.diags.Errorf(it[0].Range().Cover(it[len(it)-1].Range()), "each swept value is a single name or value").
+								With("Separate values with commas: `[fcfs, easy]`.")
+							continue
+						}
+						dm.values = append(dm.values, it[0])
 					}
-					empty = true
-					continue
-				}
-				out = append(out, dm)
-			} else if s.Args[vi] != nil {
-				visitValue(s.Args[vi], s)
+					if len(dm.values) == 0 {
+						if len(l.Items) == 0 {
+							c.diags.Errorf(l.R, "`%s` sweeps an empty list", s.Key.Name).
+								With("A list sweeps its values; give at least one, e.g. `%s [a, b]`.", s.Key.Name)
+						}
+						w.empty = true
+						return nil
+					}
+					return dm
+				})
+			} else if args[vi] != nil {
+				w.value(args[vi], s)
 			}
 		}
-		for i, a := range s.Args {
+		for i, a := range args {
 			if i != vi {
-				visitValue(a, nil)
+				w.value(a, nil)
 			}
 		}
 		if s.Body != nil {
-			visitStmts(s.Body.Stmts)
+			w.stmts(s.Body.Stmts, false)
 		}
 	}
-	return out, !empty
+}
+
+// maxRuns bounds an experiment's expansion, so that a sweep of sweeps
+// fails with a message instead of exhausting memory.
+const maxRuns = 100_000
+
+// runBinding is one run of an expanded experiment: the value of each
+// dimension it takes, and those dimensions in the order they were taken.
+type runBinding struct {
+	b    binding
+	dims []*dim
+}
+
+// expand lists the runs of an experiment: the product of its sweeps
+// through every level of reference. A dimension is taken by the runs that
+// reach it given the values of the dimensions before it: with
+// `policy [easy, easy_off]` where only easy_off reads `param delay = [...]`,
+// easy runs once and easy_off once per delay. The first dimension met is
+// outermost, so independent sweeps expand as a plain cartesian product.
+// taken counts the runs that take each dimension.
+func (c *compiler) expand(order []*lang.Stmt, dims []*dim) ([]runBinding, map[string]int, bool) {
+	byKey := map[string]*dim{}
+	for _, dm := range dims {
+		byKey[dm.key] = dm
+	}
+	var runs []runBinding
+	taken := map[string]int{}
+	var rec func(b binding, path []*dim) bool
+	rec = func(b binding, path []*dim) bool {
+		w := &sweepWalker{c: c, b: b, dims: byKey, seenDecl: map[*decl]bool{}, visiting: map[*param]bool{}}
+		w.stmts(order, true)
+		if w.next == nil {
+			if len(runs) >= maxRuns {
+				return false
+			}
+			runs = append(runs, runBinding{b: b, dims: path})
+			for _, dm := range path {
+				taken[dm.key]++
+			}
+			return true
+		}
+		for _, v := range w.next.values {
+			nb := make(binding, len(b)+1)
+			for k, x := range b {
+				nb[k] = x
+			}
+			nb[w.next.key] = v
+			if !rec(nb, append(path[:len(path):len(path)], w.next)) {
+				return false
+			}
+		}
+		return true
+	}
+	if !rec(binding{}, nil) {
+		var at lang.Range
+		if len(dims) > 0 {
+			at = dims[0].at
+		}
+		c.diags.Errorf(at, "this experiment expands to more than %d runs", maxRuns).
+			With("Sweeps multiply: sweep fewer values, or split the experiment.")
+		return nil, nil, false
+	}
+	return runs, taken, true
+}
+
+// baselineChoice is the value of one dimension that the others are
+// compared against.
+type baselineChoice struct {
+	dim   *dim
+	value lang.Value
+}
+
+// baseline resolves the experiment's baseline: `FIELD [A, B] baseline A`
+// on a swept field, or `baseline NAME = VALUE` naming a value of any swept
+// param or field. It returns nil when there is none or it is in error.
+func (c *compiler) baseline(d *decl, dims []*dim, stmt *lang.Stmt) *baselineChoice {
+	var out *baselineChoice
+	var first lang.Range
+	choose := func(dm *dim, want lang.Value, at lang.Range) {
+		if out != nil {
+			c.diags.Errorf(at, "experiment `%s` has two baselines", d.name).
+				With("Give one baseline: on one swept field, or one `baseline NAME = VALUE`.").
+				Note(first, "the first one")
+			return
+		}
+		var names []string
+		for _, v := range dm.values {
+			names = append(names, valueText(v))
+			if sameValue(v, want) {
+				out, first = &baselineChoice{dim: dm, value: v}, at
+				return
+			}
+		}
+		c.diags.Errorf(want.Range(), "baseline `%s` is not one of the swept values", want.Text()).
+			DidYouMean(lang.Suggest(valueText(want), names)).
+			With("%s sweeps %s.", dm.name, strings.Join(names, ", "))
+		out, first = &baselineChoice{dim: dm}, at // in error: quiet the rest
+	}
+	for _, dm := range dims {
+		if dm.baseline != nil {
+			choose(dm, dm.baseline, dm.baseline.R)
+		}
+	}
+	if stmt != nil {
+		usage := "baseline NAME = VALUE` (e.g. `baseline delay = 0 s`, `baseline policy = easy`"
+		a := stmt.Args
+		if len(a) != 3 || a[1].Text() != "=" {
+			r := stmt.Key.R
+			if len(a) > 0 {
+				r = a[0].Range().Cover(a[len(a)-1].Range())
+			}
+			c.diags.Errorf(r, "expected `%s)", usage).
+				With("A baseline names a swept param or field and the value the other runs are compared with.")
+			return nil
+		}
+		id, ok := a[0].(*lang.Ident)
+		var dm *dim
+		var names []string
+		for _, x := range dims {
+			names = append(names, x.name)
+			if ok && x.name == id.Name {
+				dm = x
+			}
+		}
+		switch {
+		case !ok:
+			c.diags.Errorf(a[0].Range(), "`baseline` needs the name of a swept param or field, not %s", describeValue(a[0])).
+				With("Write `%s).", usage)
+			return nil
+		case dm == nil:
+			diag := c.diags.Errorf(id.R, "`%s` is not swept in experiment `%s`", id.Name, d.name)
+			if len(names) > 0 {
+				diag.DidYouMean(lang.Suggest(id.Name, names)).With("It sweeps %s.", strings.Join(names, ", "))
+			} else {
+				diag.With("A baseline is one of several values compared; this experiment sweeps nothing.")
+			}
+			return nil
+		}
+		choose(dm, c.val(a[2], nil), stmt.Range)
+	}
+	if out != nil && out.value == nil {
+		return nil
+	}
+	return out
+}
+
+// sameValue compares a swept value with a value written as a baseline:
+// numbers by their value in base units (`0 s` is `0 min`), others by text.
+func sameValue(v, want lang.Value) bool {
+	a, okA := v.(*lang.Number)
+	b, okB := want.(*lang.Number)
+	if okA && okB {
+		ua, knownA := lang.LookupUnit(a.Unit)
+		ub, knownB := lang.LookupUnit(b.Unit)
+		switch {
+		case a.Unit == "" && b.Unit == "":
+			return a.Value == b.Value
+		case knownA && knownB && ua.Dim == ub.Dim:
+			return a.Value*ua.Scale == b.Value*ub.Scale
+		case a.Value == 0 && b.Value == 0:
+			return true
+		}
+		return false
+	}
+	return valueText(v) == valueText(want)
 }
 
 // sweeps reports whether a field's value is a list, directly or through

@@ -13,6 +13,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/pwrc/pwrc/lang"
@@ -54,20 +55,127 @@ var envRoots = func() []string {
 	return r
 }()
 
+// exprKey identifies a compiled rule: its statement, and the values of the
+// params it reads (a rule reading a swept param compiles once per value).
+type exprKey struct {
+	stmt   *lang.Stmt
+	params string
+}
+
 // ruleExpr compiles the rule that makes up the arguments of s from index
-// `from` on. A statement's rule is compiled once, however many runs use it.
-func (c *compiler) ruleExpr(s *lang.Stmt, from int, kind exprKind) *runtime.Expr {
-	if e, ok := c.exprs[s]; ok {
+// `from` on, with the params it reads taking their values in binding b.
+// A rule is compiled once per distinct set of param values, however many
+// runs use it.
+func (c *compiler) ruleExpr(s *lang.Stmt, from int, kind exprKind, b binding) *runtime.Expr {
+	f := c.file(s)
+	src, r := f.ArgsSource(s, from)
+	consts, key, ok := c.ruleParams(src, r, b)
+	if !ok {
+		return nil
+	}
+	k := exprKey{s, key}
+	if e, ok := c.exprs[k]; ok {
 		return e
 	}
-	e := c.compileRule(s, from, kind)
-	c.exprs[s] = e
+	e := c.compileRule(s, src, r, kind, consts)
+	c.exprs[k] = e
 	return e
 }
 
-func (c *compiler) compileRule(s *lang.Stmt, from int, kind exprKind) *runtime.Expr {
-	f := c.file(s)
-	src, r := f.ArgsSource(s, from)
+// ruleParams finds the params a rule reads and the constants they stand
+// for in binding b: numbers in SI base units (a plain integer stays an
+// integer), strings, and true/false. It returns a key naming those values.
+func (c *compiler) ruleParams(src string, r lang.Range, b binding) (map[string]any, string, bool) {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil, "", true // compileRule reports it
+	}
+	var names []string
+	at := map[string]lang.Range{} // where the rule first reads each param
+	ast.Find(tree.Node, func(n ast.Node) bool {
+		if id, ok := n.(*ast.IdentifierNode); ok && c.params[id.Value] != nil {
+			if _, env := envFields[id.Value]; !env {
+				if _, seen := at[id.Value]; !seen {
+					loc := id.Location()
+					at[id.Value] = subRange(src, r, loc.From, max(loc.To, loc.From+1))
+					names = append(names, id.Value)
+				}
+			}
+		}
+		return false
+	})
+	if len(names) == 0 {
+		return nil, "", true
+	}
+	sort.Strings(names)
+	consts := map[string]any{}
+	var key strings.Builder
+	ok := true
+	for _, name := range names {
+		use := &lang.Ident{Name: name, R: at[name]}
+		if c.quiet(use) {
+			ok = false
+			continue
+		}
+		v := c.val(use, b)
+		var x any
+		switch v := v.(type) {
+		case *lang.Number:
+			x = v.Value
+			if v.Unit == "" && v.Value == float64(int(v.Value)) && !strings.ContainsAny(v.Src, ".eE") {
+				x = int(v.Value)
+			} else if v.Unit != "" {
+				u, known := lang.LookupUnit(v.Unit)
+				if !known {
+					c.diags.Errorf(v.UnitRange, "unknown unit `%s` in param `%s`, read by a rule", v.Unit, name).
+						DidYouMean(lang.SuggestUnit(v.Unit)).Note(at[name], "read here")
+					ok = false
+					continue
+				}
+				x = v.Value * u.Scale
+			}
+		case *lang.String:
+			x = v.Value
+		case *lang.Ident:
+			if v.Name == "true" || v.Name == "false" {
+				x = v.Name == "true"
+			}
+		}
+		if x == nil {
+			c.diags.Errorf(at[name], "rule reads param `%s`, whose value is %s", name, describeValue(v)).
+				With("Rules read params that hold numbers (with units, in SI: `10 min` is 600), strings or true/false.").
+				Note(v.Range(), "its value")
+			ok = false
+			continue
+		}
+		consts[name] = x
+		fmt.Fprintf(&key, "%s=%v\x00", name, x)
+	}
+	return consts, key.String(), ok
+}
+
+// paramPatcher replaces the params a rule reads by their values, before
+// expr type-checks it.
+type paramPatcher map[string]any
+
+func (p paramPatcher) Visit(n *ast.Node) {
+	id, ok := (*n).(*ast.IdentifierNode)
+	if !ok {
+		return
+	}
+	switch x := p[id.Value].(type) {
+	case int:
+		ast.Patch(n, &ast.IntegerNode{Value: x})
+	case float64:
+		ast.Patch(n, &ast.FloatNode{Value: x})
+	case string:
+		ast.Patch(n, &ast.StringNode{Value: x})
+	case bool:
+		ast.Patch(n, &ast.BoolNode{Value: x})
+	}
+}
+
+func (c *compiler) compileRule(s *lang.Stmt, src string, r lang.Range, kind exprKind, consts map[string]any) *runtime.Expr {
 	if strings.TrimSpace(src) == "" {
 		what := "a number, e.g. `job.submit`"
 		if kind == boolExpr {
@@ -76,7 +184,11 @@ func (c *compiler) compileRule(s *lang.Stmt, from int, kind exprKind) *runtime.E
 		c.diags.Errorf(r, "`%s` needs a rule", s.Key.Name).With("Write %s.", what)
 		return nil
 	}
-	prog, err := expr.Compile(src, expr.Env(runtime.Env{}))
+	opts := []expr.Option{expr.Env(runtime.Env{})}
+	if len(consts) > 0 {
+		opts = append(opts, expr.Patch(paramPatcher(consts)))
+	}
+	prog, err := expr.Compile(src, opts...)
 	if err != nil {
 		c.exprError(s.Key.Name, src, r, err)
 		return nil
@@ -195,13 +307,13 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 			d.Suggest = lang.Suggest(name, ruleFuncs)
 			break
 		}
+		if c.badParams[name] {
+			c.silenced++ // the param's declaration is in error, and reported
+			return
+		}
 		d.Summary = fmt.Sprintf("unknown name `%s` in rule", name)
 		d.Detail = "Rules can use " + strings.Join(quoteAll(envRoots), ", ") + " and expr's built-in functions."
 		d.Suggest = lang.Suggest(name, envRoots)
-		if c.params[name] != nil {
-			d.Detail = fmt.Sprintf("`%s` is a param, and rules cannot read params; write its value in the rule.", name)
-			d.Suggest = ""
-		}
 	case strings.Contains(msg, " has no field "):
 		i := strings.Index(msg, " has no field ")
 		field := msg[i+len(" has no field "):]

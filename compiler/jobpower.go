@@ -23,7 +23,7 @@ func (c *compiler) jobPower(s *lang.Stmt, b binding, seed uint64) (runtime.JobPo
 	}
 	if id, ok := a[0].(*lang.Ident); ok && id.Name == "rule" {
 		jp.Kind = runtime.RulePower
-		e := c.ruleExpr(s, 1, numExpr)
+		e := c.ruleExpr(s, 1, numExpr, b)
 		if e == nil {
 			return jp, false
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
@@ -57,6 +58,23 @@ type Run struct {
 type Param struct {
 	Name  string
 	Value string
+	// Partial marks a dimension that only some runs of the experiment
+	// take (a param read by one of several swept policies): tables label
+	// it with its name.
+	Partial bool
+}
+
+// Label is how tables name a run: its swept values joined by " · ", with
+// name=value for dimensions that only some runs take.
+func (r *Run) Label() string {
+	parts := make([]string, len(r.Params))
+	for i, p := range r.Params {
+		parts[i] = p.Value
+		if p.Partial {
+			parts[i] = p.Name + "=" + p.Value
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 // WorkloadKind says where jobs come from.

@@ -159,11 +159,7 @@ func configName(e *pwrt.Experiment, r *pwrt.Run) string {
 	if len(r.Params) == 0 {
 		return e.Name
 	}
-	parts := make([]string, len(r.Params))
-	for i, p := range r.Params {
-		parts[i] = p.Value
-	}
-	return strings.Join(parts, " · ")
+	return r.Label()
 }
 
 // metricColumn builds the column for a report key. Units that depend on
