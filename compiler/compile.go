@@ -79,10 +79,10 @@ type compiler struct {
 	silenced  int             // errors not reported because they echo one that is
 
 	exprs   map[exprKey]*runtime.Expr // compiled once per statement and param values
-	used    map[string]bool              // params referenced
-	guesses map[*lang.Block][]string     // fields taken for misspellings, per block
-	cycles  map[string]bool              // `from` cycles reported, by kind and members
-	inline  map[*lang.Stmt]*decl         // inline declarations in experiments
+	used    map[string]bool           // params referenced
+	guesses map[*lang.Block][]string  // fields taken for misspellings, per block
+	cycles  map[string]bool           // `from` cycles reported, by kind and members
+	inline  map[*lang.Stmt]*decl      // inline declarations in experiments
 	// budgetAt is where each policy's budget relative to a baseline is
 	// written, for errors found when runs are linked to baselines.
 	budgetAt map[string]*lang.Stmt
