@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -93,7 +94,7 @@ func loadArchive(t *testing.T, ar *txtar.Archive) (string, map[string][]byte, co
 	if root == "" {
 		t.Fatal("archive holds no .pwr file")
 	}
-	opts := compiler.Options{ReadFile: memFS(files)}
+	opts := compiler.Options{ReadFile: memFS(files), OpenData: memOpen(files)}
 	for _, line := range strings.Split(string(ar.Comment), "\n") {
 		key, val, _ := strings.Cut(strings.TrimSpace(line), " ")
 		switch key {
@@ -108,6 +109,18 @@ func loadArchive(t *testing.T, ar *txtar.Archive) (string, map[string][]byte, co
 		}
 	}
 	return root, files, opts, want
+}
+
+// memOpen opens data files (traces, price series) from a map, like memFS.
+func memOpen(files map[string][]byte) func(string) (io.ReadCloser, error) {
+	read := memFS(files)
+	return func(name string) (io.ReadCloser, error) {
+		b, err := read(name)
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
 }
 
 // memFS reads files from a map, by path relative to the working directory.

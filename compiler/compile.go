@@ -9,6 +9,7 @@ package compiler
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,10 @@ type Options struct {
 	Experiment string
 	// ReadFile reads scenario files; nil means os.ReadFile.
 	ReadFile func(string) ([]byte, error)
+	// OpenData opens the data files a scenario names (traces, price
+	// series), which are checked by reading their start; nil means
+	// os.Open, and did-you-mean suggestions from the directory listing.
+	OpenData func(string) (io.ReadCloser, error)
 }
 
 // Set is one --set NAME=VALUE.
@@ -86,6 +91,9 @@ type compiler struct {
 	// budgetAt is where each policy's budget relative to a baseline is
 	// written, for errors found when runs are linked to baselines.
 	budgetAt map[string]*lang.Stmt
+	data     map[string]*dataFile // data files opened, by resolved path
+	osData   bool                 // data files are the real file system's
+	noSize   map[string]bool      // traces reported for a header without a size
 }
 
 // module is one loaded file.
@@ -131,6 +139,10 @@ func newCompiler(opts Options) *compiler {
 	if opts.ReadFile == nil {
 		opts.ReadFile = os.ReadFile
 	}
+	osData := opts.OpenData == nil
+	if osData {
+		opts.OpenData = func(p string) (io.ReadCloser, error) { return os.Open(p) }
+	}
 	return &compiler{
 		opts:      opts,
 		sources:   lang.Sources{},
@@ -145,6 +157,9 @@ func newCompiler(opts Options) *compiler {
 		guesses:   map[*lang.Block][]string{},
 		cycles:    map[string]bool{},
 		inline:    map[*lang.Stmt]*decl{},
+		data:      map[string]*dataFile{},
+		noSize:    map[string]bool{},
+		osData:    osData,
 	}
 }
 

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"sort"
 	"strings"
@@ -836,6 +837,18 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	}
 	if d, ok := resolve("policy"); ok {
 		run.Policy, okP = c.policy(d, b)
+	}
+	if okW && okM && w.Kind == runtime.SWF && (run.Machine.Nodes == 0 || w.ScaleToMachine) && !w.HasSize && c.data[w.Path].err == nil {
+		why := fmt.Sprintf("but machine `%s` has `nodes auto`", run.Machine.Name)
+		if w.ScaleToMachine {
+			why = "so `scale to machine` cannot scale its jobs"
+		}
+		if key := w.Path + "\x00" + why; !c.noSize[key] {
+			c.noSize[key] = true
+			c.diags.Errorf(ws.Args[1].Range(), "the trace's header gives no machine size, %s", why).
+				With("pwrc reads the size from the SWF header's `; MaxProcs:` or `; MaxNodes:` line; give the machine `nodes N` instead.")
+		}
+		return false
 	}
 	if okW && okM && w.Kind == runtime.Synthetic && run.Machine.Nodes == 0 {
 		c.diags.Errorf(ws.Args[0].Range(), "a synthetic workload needs a machine with a fixed number of nodes").

@@ -39,6 +39,8 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			return w, false
 		}
 		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), valueText(str)
+		w.Where = str.R.String()
+		w.HasSize = c.dataFile(w.Path, str.R, "trace", true).hasSize
 		c.decodeBlock("the swf workload", s.Body, []fieldSpec{
 			powerField,
 			{name: "scale", usage: "scale to machine", decode: func(s *lang.Stmt) {

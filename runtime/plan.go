@@ -88,9 +88,13 @@ const (
 
 // Workload describes the jobs of a run.
 type Workload struct {
-	Kind         WorkloadKind
-	Name         string // for notes: the trace's base name, or "synthetic"
-	Path         string // SWF file
+	Kind  WorkloadKind
+	Name  string // for notes: the trace's base name, or "synthetic"
+	Path  string // SWF file
+	Where string // file:line:col of the scenario text that names the file, for errors
+	// HasSize is set when the compiler found MaxProcs or MaxNodes in the
+	// trace's header (what `nodes auto` and ScaleToMachine need).
+	HasSize      bool
 	SkipBadLines bool
 	// ScaleToMachine maps each job onto the machine at the share of the
 	// trace's machine it used: nodes × machine nodes / trace nodes,
