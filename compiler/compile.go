@@ -59,6 +59,7 @@ func Compile(path string, opts Options) *Result {
 		c.checkDecls()
 		plan = c.plan(opts.Experiment)
 		c.warnUnusedParams()
+		c.warnUnusedDecls()
 	}
 	diags := dedupe(c.diags)
 	diags.Sort()
@@ -91,9 +92,11 @@ type compiler struct {
 	// budgetAt is where each policy's budget relative to a baseline is
 	// written, for errors found when runs are linked to baselines.
 	budgetAt map[string]*lang.Stmt
-	data     map[string]*dataFile // data files opened, by resolved path
-	osData   bool                 // data files are the real file system's
-	noSize   map[string]bool      // traces reported for a header without a size
+	allocAt  map[string]*lang.Stmt // each policy's `allocate contiguous N`
+	usedDecl map[*decl]bool        // declarations some run uses, directly or as a base
+	data     map[string]*dataFile  // data files opened, by resolved path
+	osData   bool                  // data files are the real file system's
+	noSize   map[string]bool       // traces reported for a header without a size
 }
 
 // module is one loaded file.
@@ -153,6 +156,8 @@ func newCompiler(opts Options) *compiler {
 		badParams: map[string]bool{},
 		exprs:     map[exprKey]*runtime.Expr{},
 		budgetAt:  map[string]*lang.Stmt{},
+		allocAt:   map[string]*lang.Stmt{},
+		usedDecl:  map[*decl]bool{},
 		used:      map[string]bool{},
 		guesses:   map[*lang.Block][]string{},
 		cycles:    map[string]bool{},

@@ -334,7 +334,8 @@ func TestPlanLayout(t *testing.T) {
 		},
 		{
 			name: "a swept quantity names runs by its source",
-			files: map[string]string{"main.pwr": header + `
+			files: map[string]string{"main.pwr": `import "std/policies"
+				import "std/kunkel"
 				param idle_w = [50 W, 0.07 kW]
 				machine n { nodes 4; power { idle idle_w; busy 260 W } }
 				experiment e { workload synthetic { jobs 10 }; machine n; contract kunkel_fixed; policy easy }`},
@@ -433,7 +434,8 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestSetOverrides(t *testing.T) {
-	files := map[string]string{"main.pwr": header + `
+	files := map[string]string{"main.pwr": `import "std/policies"
+		import "std/kunkel"
 		param trace = "default.swf"
 		param nodes = 64
 		param pol = easy

@@ -133,6 +133,7 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 	m := runtime.Machine{Name: d.name, Cores: 1}
 	var nodesSet, idleSet, busySet, bootSet, shutSet, badPower bool
 	var powerBlocks []*lang.Block
+	var busyAt, idleAt lang.Range
 	before := c.errs()
 	for _, cd := range chain {
 		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
@@ -168,6 +169,12 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 					return func(s *lang.Stmt) {
 						if set != nil {
 							*set = true // present: a bad value is reported on its own
+						}
+						switch set {
+						case &busySet:
+							busyAt = s.Range
+						case &idleSet:
+							idleAt = s.Range
 						}
 						if len(s.Args) > 1 { // `idle 13 kW per 1024 nodes`
 							per, rest, ok := c.perNodes(s, s.Args)
@@ -256,6 +263,11 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 		}
 		c.diags.Errorf(name, "%s needs %s", what(d), missing).
 			With("Add `power { idle 70 W; busy 260 W }` (off defaults to 0 W).")
+	}
+	if b == nil && idleSet && busySet && m.Power.Busy < m.Power.Idle && c.errs() == before { // checkDecls: once, and not failing runs
+		c.diags.Warnf(busyAt, "a busy node draws less than an idle one (%s W < %s W)", trimNumber(m.Power.Busy), trimNumber(m.Power.Idle)).
+			With("`busy` is a node running a job and `idle` one waiting; check that the two are not swapped.").
+			Note(idleAt, "idle power")
 	}
 	if !bootSet {
 		m.Power.Boot = m.Power.Idle
@@ -359,6 +371,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 				case k == "contiguous" && len(s.Args) == 2:
 					if n, ok := c.count(s.Args[1], b, "contiguous", 1); ok {
 						p.Contiguous = n
+						c.allocAt[d.name] = s
 					}
 				default:
 					c.diags.Errorf(s.Range, "expected `%s`", usage).With("`contiguous N` rounds every allocation up to a multiple of N nodes (Blue Gene/P midplanes: 512).")
@@ -453,6 +466,11 @@ func (c *compiler) budget(s *lang.Stmt, b binding) (*runtime.Budget, bool) {
 	switch {
 	case len(rest) == 0:
 		bg.When = runtime.BudgetAlways
+		if bg.OfBaseline == 0 && bg.Power == 0 {
+			c.diags.Errorf(a[0].Range(), "a budget of 0 W that always applies lets no job start").
+				With("Give the jobs some power, or keep them out only at some times: `budget 0 W during peak`.")
+			return nil, false
+		}
 	case rest[0].Text() == "during":
 		if len(rest) != 2 || rest[1].Text() != "peak" {
 			r := rest[0].Range().Cover(rest[len(rest)-1].Range())

@@ -266,6 +266,9 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 			exp.Runs = append(exp.Runs, run.Index)
 		}
 	}
+	if !c.sameCurrency(p, exp, stmts["contract"]) {
+		return
+	}
 	if exp.Baseline != nil && !c.linkBaselines(p, exp, d) {
 		return
 	}
@@ -821,6 +824,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 			return nil, false
 		}
 		dcl := c.lookup(field, id.Name, id.R)
+		c.markUsed(dcl)
 		if dcl == nil && use != v {
 			if last := c.diags[len(c.diags)-1]; last.Range == id.R {
 				c.noteUse(last, use, v)
@@ -850,12 +854,94 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		}
 		return false
 	}
+	if okM && okP && run.Policy.Contiguous > run.Machine.Nodes && run.Machine.Nodes > 0 {
+		at := stmts["policy"].Range
+		if s := c.allocAt[run.Policy.Name]; s != nil {
+			at = s.Range
+		}
+		c.diags.Errorf(at, "policy `%s` allocates in units of %d nodes, more than machine `%s` has (%d)", run.Policy.Name, run.Policy.Contiguous, run.Machine.Name, run.Machine.Nodes).
+			With("No job could start; use a unit that divides the machine, e.g. `allocate contiguous %d`, or `allocate any`.", largestDivisorUpTo(run.Machine.Nodes, run.Policy.Contiguous))
+		return false
+	}
 	if okW && okM && w.Kind == runtime.Synthetic && run.Machine.Nodes == 0 {
 		c.diags.Errorf(ws.Args[0].Range(), "a synthetic workload needs a machine with a fixed number of nodes").
 			With("Machine `%s` takes its size from the trace (`nodes auto`); give it `nodes 128`.", run.Machine.Name)
 		return false
 	}
 	return okW && okM && okK && okP && c.errs() == before
+}
+
+// sameCurrency requires the runs of an experiment to price energy in one
+// currency: its table has one money unit, and savings subtract costs.
+func (c *compiler) sameCurrency(p *runtime.Plan, exp *runtime.Experiment, field *lang.Stmt) bool {
+	var first *runtime.Run
+	for _, i := range exp.Runs {
+		r := p.Runs[i]
+		if first == nil {
+			first = r
+			continue
+		}
+		if r.Contract.Currency != first.Contract.Currency {
+			c.diags.Errorf(field.Range, "experiment `%s` compares contracts in different currencies: %s is in %s, %s in %s",
+				exp.Name, first.Contract.Name, first.Contract.Currency, r.Contract.Name, r.Contract.Currency).
+				With("Costs and savings in one table must share a currency; convert the prices of one contract, or compare them in separate experiments.")
+			return false
+		}
+	}
+	return true
+}
+
+// largestDivisorUpTo is the largest divisor of n that is at most k.
+func largestDivisorUpTo(n, k int) int {
+	for d := min(n, k); d > 1; d-- {
+		if n%d == 0 {
+			return d
+		}
+	}
+	return 1
+}
+
+// markUsed records that a run uses d, and so every declaration it is
+// derived from.
+func (c *compiler) markUsed(d *decl) {
+	for ; d != nil && !c.usedDecl[d]; d = c.baseOf(d) {
+		c.usedDecl[d] = true
+	}
+}
+
+// baseOf is the declaration d is derived from (`from BASE`), or nil.
+func (c *compiler) baseOf(d *decl) *decl {
+	a := d.stmt.Args
+	if len(a) >= 3 && a[1].Text() == "from" {
+		if c.decls[d.kind] != nil {
+			return c.decls[d.kind][a[2].Text()]
+		}
+	}
+	return nil
+}
+
+// warnUnusedDecls reports machines, contracts and policies of the root
+// file that no run uses, when it has experiments (a file without any is a
+// library, and its declarations are for others).
+func (c *compiler) warnUnusedDecls() {
+	if c.root == nil || c.diags.HasErrors() || len(c.sortedDecls("experiment")) == 0 {
+		return
+	}
+	hasExp := false
+	for _, d := range c.sortedDecls("experiment") {
+		hasExp = hasExp || d.mod == c.root
+	}
+	if !hasExp || c.opts.Experiment != "" {
+		return
+	}
+	for _, kind := range []string{"machine", "contract", "policy"} {
+		for _, d := range c.sortedDecls(kind) {
+			if d.mod == c.root && !d.inline && !c.usedDecl[d] {
+				c.diags.Warnf(d.stmt.Args[0].Range(), "%s `%s` is not used by any experiment", kind, d.name).
+					With("Remove it, or add it to an experiment's sweep, e.g. `%s [%s, ...]`.", kind, d.name)
+			}
+		}
+	}
 }
 
 // withArg returns a copy of s with argument i replaced.
