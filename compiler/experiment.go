@@ -153,6 +153,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	// `baseline NAME = VALUE` names the baseline by a swept param (or
 	// field); it is not walked for sweeps, since it only picks a value.
 	fields = append(fields, fieldSpec{name: "baseline", usage: "baseline delay = 0 s", decode: record})
+	fields = append(fields, fieldSpec{name: "account", usage: `account 0 d .. 365 d`, decode: func(s *lang.Stmt) { record(s); order = append(order, s) }})
 	c.decodeBlock(what(d), d.stmt.Body, fields)
 	name := d.stmt.Args[0].Range()
 	var missing []string
@@ -191,6 +192,12 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	}
 	if s := stmts["report"]; s != nil {
 		exp.Report = c.report(s)
+	}
+	var account *runtime.Window
+	if s := stmts["account"]; s != nil {
+		if account = c.account(s); account == nil {
+			return
+		}
 	}
 	dims, ok := c.dims(order)
 	if !ok {
@@ -261,6 +268,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		}
 		names[run.Name] = true
 		run.Seed = mix(exp.Seed, run.Name)
+		run.Account = account
 		if c.compileRun(run, stmts, rb.b, exp.Seed) {
 			p.Runs = append(p.Runs, run)
 			exp.Runs = append(exp.Runs, run.Index)
@@ -869,6 +877,42 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		return false
 	}
 	return okW && okM && okK && okP && c.errs() == before
+}
+
+// account reads `account A .. B`: the window every run's energy and cost
+// are integrated over, so that runs of different lengths are compared over
+// the same period. A and B are durations after the first submission
+// (`0 d .. 365 d`) or local dates in the trace's zone
+// (`"2017-01-01" .. "2018-01-01"`).
+func (c *compiler) account(s *lang.Stmt) *runtime.Window {
+	const usage = "Write `account 0 d .. 365 d` (after the first submission) or `account \"2017-01-01\" .. \"2018-01-01\"` (local dates)."
+	a := s.Args
+	if len(a) != 3 || a[1].Text() != ".." {
+		r := s.Key.R
+		if len(a) > 0 {
+			r = a[0].Range().Cover(a[len(a)-1].Range())
+		}
+		c.diags.Errorf(r, "expected `account FROM .. TO`").With("%s", usage)
+		return nil
+	}
+	instant := func(v lang.Value) (runtime.Instant, bool) {
+		if _, ok := c.val(v, nil).(*lang.String); ok {
+			d, ok := c.localTime(v, nil, "account")
+			return runtime.Instant{Date: d}, ok
+		}
+		t, _, ok := c.quantity(v, nil, lang.Time, "account")
+		return runtime.Instant{Offset: t}, ok
+	}
+	from, ok1 := instant(a[0])
+	to, ok2 := instant(a[2])
+	if !ok1 || !ok2 {
+		return nil
+	}
+	if from.Date == "" && to.Date == "" && !(to.Offset > from.Offset) || from.Date != "" && to.Date != "" && !(to.Date > from.Date) {
+		c.diags.Errorf(a[0].Range().Cover(a[2].Range()), "the accounting window ends before it starts").With("%s", usage)
+		return nil
+	}
+	return &runtime.Window{From: from, To: to}
 }
 
 // sameCurrency requires the runs of an experiment to price energy in one

@@ -127,14 +127,35 @@ type sim struct {
 	peakIdx   int
 	hour      int     // local hour of day of now
 	nextHour  float64 // when the next local hour starts
+
+	// The accounting window: energy, cost and the node-time behind
+	// utilization are integrated over [accFrom, accTo] only. Without one
+	// (windowed false) it is the run's span, first submission to last end.
+	windowed       bool
+	accFrom, accTo float64
+	lastEnd        float64 // when the last job ended
+}
+
+// simOption adjusts a run before it starts.
+type simOption func(*sim)
+
+// accountOver integrates energy and cost over [from, to] (trace seconds)
+// instead of the run's own span: the machine is on from `from` if that
+// comes before the first submission, and is followed past the last job
+// end (shutdowns included) up to `to`.
+func accountOver(from, to float64) simOption {
+	return func(s *sim) { s.windowed, s.accFrom, s.accTo = true, from, to }
 }
 
 // simulate replays jobs under the run's machine, contract and policy.
 //
 // pw gives each job's power per working node; budget is the power budget
 // in W (+Inf for none).
-func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []float64, budget float64, clock tariff.Clock, tar tariff.Tariff) (*sim, error) {
+func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []float64, budget float64, clock tariff.Clock, tar tariff.Tariff, opts ...simOption) (*sim, error) {
 	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar, pw: pw, budget: budget}
+	for _, o := range opts {
+		o(s)
+	}
 	n := len(jobs)
 	s.est = make([]float64, n)
 	s.alloc = make([]int32, n)
@@ -189,6 +210,9 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	}
 	s.firstT = jobs[0].Submit
 	s.now = s.firstT
+	if s.windowed && s.accFrom < s.now {
+		s.now = s.accFrom // the machine is on, idle, from the window's start
+	}
 	s.idle = append(s.idle, idleBatch{since: s.now, n: nodes})
 	s.nIdle = nodes
 	s.price, s.period, s.nextPrice = tar.At(s.now)
@@ -198,7 +222,30 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if err := s.loop(); err != nil {
 		return s, err
 	}
+	s.lastEnd = s.now
+	if s.windowed {
+		s.tail()
+	}
 	return s, nil
+}
+
+// tail follows the machine after the last job ends, up to the end of the
+// accounting window: idle nodes, and the shutdowns the policy makes.
+func (s *sim) tail() {
+	for s.now < s.accTo {
+		t := s.accTo
+		if len(s.heap) > 0 && s.heap[0].t < t {
+			t = s.heap[0].t
+		}
+		if d := s.shutdownDue(); d < t {
+			t = d
+		}
+		s.advance(t)
+		for len(s.heap) > 0 && s.heap[0].t == t {
+			s.apply(s.pop())
+		}
+		s.shutdownIdle()
+	}
 }
 
 func (p *Policy) deps() Deps {
@@ -309,17 +356,35 @@ func (s *sim) advance(t float64) {
 	p[compBoot] = float64(s.booting) * m.Power.Boot
 	p[compShutdown] = float64(s.shutting) * m.Power.Shutdown
 	p[compInfra] = s.infraW()
-	s.acc.busyNodeSeconds += float64(s.busy) * (t - s.now)
-	s.acc.workNodeSeconds += float64(s.work) * (t - s.now)
+	if !s.windowed {
+		s.acc.busyNodeSeconds += float64(s.busy) * (t - s.now)
+		s.acc.workNodeSeconds += float64(s.work) * (t - s.now)
+	}
 	for s.now < t {
 		seg := math.Min(t, math.Min(s.nextPrice, s.nextHour))
-		dt := seg - s.now
-		total := s.acc.add(&p, dt, s.price, s.period)
-		h := &s.acc.hours[s.hour]
-		h.Seconds += dt
-		h.Energy += total * dt
-		h.JobEnergy += p[compBusy] * dt
-		h.NodeSeconds += float64(s.busy) * dt
+		inside := true
+		if s.windowed {
+			// Cut at the window's ends; integrate only inside it.
+			if s.now < s.accFrom && seg > s.accFrom {
+				seg = s.accFrom
+			}
+			if s.now < s.accTo && seg > s.accTo {
+				seg = s.accTo
+			}
+			inside = s.now >= s.accFrom && seg <= s.accTo
+		}
+		if dt := seg - s.now; inside {
+			if s.windowed {
+				s.acc.busyNodeSeconds += float64(s.busy) * dt
+				s.acc.workNodeSeconds += float64(s.work) * dt
+			}
+			total := s.acc.add(&p, dt, s.price, s.period)
+			h := &s.acc.hours[s.hour]
+			h.Seconds += dt
+			h.Energy += total * dt
+			h.JobEnergy += p[compBusy] * dt
+			h.NodeSeconds += float64(s.busy) * dt
+		}
 		s.now = seg
 		if seg == s.nextPrice {
 			s.price, s.period, s.nextPrice = s.tar.At(seg)

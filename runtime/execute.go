@@ -228,7 +228,16 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 	}
 	res.Notes = append(res.Notes, notes...)
 	pw := jobPowers(jobs, run.Workload.Power, &m)
-	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar)
+	var opts []simOption
+	if a := run.Account; a != nil && len(jobs) > 0 {
+		from, to, err := a.resolve(clock, jobs[0].Submit)
+		if err != nil {
+			res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+			return res
+		}
+		opts = append(opts, accountOver(from, to))
+	}
+	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar, opts...)
 	if err != nil {
 		res.Err = fmt.Errorf("run %s: %w", run.Name, err)
 		return res

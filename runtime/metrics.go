@@ -12,7 +12,11 @@ type Metrics struct {
 	Dropped     int     // records dropped by cleaning
 	Capped      int     // run times capped at the requested time
 	RunDays     float64 // (last end − first submit) / 1 day
-	Utilization float64 // busy node-seconds / (nodes · span)
+	Utilization float64 // busy node-seconds / (nodes · accounted span)
+	// The accounted span, trace seconds: the run's own (first submission
+	// to last end) unless the experiment gives an `account` window.
+	AccountFrom, AccountTo float64
+	Windowed               bool
 	Nodes       int
 	Energy      float64 // total, J
 	EnergyBy    [nComponents]float64
@@ -98,8 +102,13 @@ func (s *sim) metrics() Metrics {
 	if len(s.jobs) == 0 {
 		return m
 	}
-	span := s.now - s.firstT
+	span := s.lastEnd - s.firstT
 	m.RunDays = span / 86400
+	m.AccountFrom, m.AccountTo = s.firstT, s.lastEnd
+	if s.windowed {
+		m.Windowed, m.AccountFrom, m.AccountTo = true, s.accFrom, s.accTo
+		span = s.accTo - s.accFrom
+	}
 	if span > 0 {
 		m.Utilization = s.acc.busyNodeSeconds / (float64(s.nodes) * span)
 		m.PowerMean = m.Energy / span

@@ -51,7 +51,30 @@ type Run struct {
 	Policy     Policy
 	Seed       uint64 // derived from the experiment seed and the run's identity
 	Baseline   int    // index of the run this one is compared against; -1 if none (or itself)
+	// Account, when set, is the window energy and cost are integrated
+	// over, the same for every run of the experiment; nil means each
+	// run's own span, from its first submission to its last job end.
+	Account *Window
 	DependsOn  []int  // runs whose results this run needs before it can start
+}
+
+// Window is a span of a trace's time, [From, To].
+type Window struct{ From, To Instant }
+
+// Instant is a point in a trace's time: a local date and time in the
+// trace's zone ("2006-01-02T15:04:05") when Date is set, else Offset
+// seconds after the first submission.
+type Instant struct {
+	Offset float64
+	Date   string
+}
+
+// String is the instant as a scenario writes it.
+func (i Instant) String() string {
+	if i.Date != "" {
+		return strconv.Quote(strings.TrimSuffix(strings.Replace(i.Date, "T", " ", 1), ":00"))
+	}
+	return strconv.FormatFloat(i.Offset/86400, 'g', 6, 64) + " d"
 }
 
 // Param is one swept dimension's value for a run.
