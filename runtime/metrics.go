@@ -17,17 +17,17 @@ type Metrics struct {
 	// to last end) unless the experiment gives an `account` window.
 	AccountFrom, AccountTo float64
 	Windowed               bool
-	Nodes       int
-	Energy      float64 // total, J
-	EnergyBy    [nComponents]float64
-	Cost        float64
-	CostBy      [nComponents]float64
-	Periods     []PeriodStat
-	Currency    string
-	PeakPower   float64
-	Saving      float64 // baseline cost − cost; valid when HasSaving
-	SavingPct   float64 // Saving as % of the baseline cost
-	HasSaving   bool
+	Nodes                  int
+	Energy                 float64 // total, J
+	EnergyBy               [nComponents]float64
+	Cost                   float64
+	CostBy                 [nComponents]float64
+	Periods                []PeriodStat
+	Currency               string
+	PeakPower              float64
+	Saving                 float64 // baseline cost − cost; valid when HasSaving
+	SavingPct              float64 // Saving as % of the baseline cost
+	HasSaving              bool
 	// The same for the cost of the energy running jobs draw (their nodes,
 	// with the idle rest of contiguous allocations), without idle nodes or
 	// infrastructure: the cost Zhou et al. report.

@@ -54,8 +54,8 @@ type Run struct {
 	// Account, when set, is the window energy and cost are integrated
 	// over, the same for every run of the experiment; nil means each
 	// run's own span, from its first submission to its last job end.
-	Account *Window
-	DependsOn  []int  // runs whose results this run needs before it can start
+	Account   *Window
+	DependsOn []int // runs whose results this run needs before it can start
 }
 
 // Window is a span of a trace's time, [From, To].
