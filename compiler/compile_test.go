@@ -740,3 +740,33 @@ func TestRulesReadParams(t *testing.T) {
 		t.Error("a rule whose params do not change between runs should be compiled once")
 	}
 }
+
+// TestSweptSeedAndWindow checks that the experiment's own fields read
+// swept params per run: a swept seed draws a different workload per run,
+// and a swept accounting window differs per run.
+func TestSweptSeedAndWindow(t *testing.T) {
+	p := compileOK(t, "main.pwr", map[string]string{"main.pwr": header + `
+		param seeds = [1, 2]
+		param until = [10 d, 20 d]
+		experiment e {
+		  workload synthetic { jobs 10 }
+		  machine m
+		  contract kunkel_fixed
+		  policy easy
+		  seed seeds
+		  account 0 d .. until
+		}`}, compiler.Options{})
+	if len(p.Runs) != 4 {
+		t.Fatalf("want 2 seeds × 2 windows, got %d runs:\n%s", len(p.Runs), layout(p))
+	}
+	seen := map[uint64]bool{}
+	for _, r := range p.Runs {
+		seen[r.Workload.Synthetic.Seed] = true
+	}
+	if len(seen) != 2 {
+		t.Errorf("a swept seed must give 2 workloads, got %d distinct seeds", len(seen))
+	}
+	if p.Runs[0].Account.To.Offset != 10*86400 || p.Runs[1].Account.To.Offset != 20*86400 {
+		t.Errorf("windows %v %v", p.Runs[0].Account, p.Runs[1].Account)
+	}
+}

@@ -185,19 +185,28 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		return
 	}
 	exp := &runtime.Experiment{Name: d.name, Seed: 1, Report: DefaultReport}
-	if s := stmts["seed"]; s != nil && c.args(s, 1, 1, "seed 42") {
-		if n, ok := c.count(s.Args[0], nil, "seed", 0); ok {
-			exp.Seed = uint64(n)
+	// The seed and the accounting window may read swept params, so each
+	// run reads them with its own values; exp.Seed is the first run's.
+	seedOf := func(b binding) (uint64, bool) {
+		s := stmts["seed"]
+		if s == nil {
+			return 1, true
 		}
+		if !c.args(s, 1, 1, "seed 42") {
+			return 0, false
+		}
+		n, ok := c.count(s.Args[0], b, "seed", 0)
+		return uint64(n), ok
+	}
+	accountOf := func(b binding) (*runtime.Window, bool) {
+		if s := stmts["account"]; s != nil {
+			w := c.account(s, b)
+			return w, w != nil
+		}
+		return nil, true
 	}
 	if s := stmts["report"]; s != nil {
 		exp.Report = c.report(s)
-	}
-	var account *runtime.Window
-	if s := stmts["account"]; s != nil {
-		if account = c.account(s); account == nil {
-			return
-		}
 	}
 	dims, ok := c.dims(order)
 	if !ok {
@@ -267,9 +276,17 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 			return
 		}
 		names[run.Name] = true
-		run.Seed = mix(exp.Seed, run.Name)
+		seed, okS := seedOf(rb.b)
+		account, okA := accountOf(rb.b)
+		if !okS || !okA {
+			continue
+		}
+		if len(exp.Runs) == 0 {
+			exp.Seed = seed
+		}
+		run.Seed = mix(seed, run.Name)
 		run.Account = account
-		if c.compileRun(run, stmts, rb.b, exp.Seed) {
+		if c.compileRun(run, stmts, rb.b, seed) {
 			p.Runs = append(p.Runs, run)
 			exp.Runs = append(exp.Runs, run.Index)
 		}
@@ -884,7 +901,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 // the same period. A and B are durations after the first submission
 // (`0 d .. 365 d`) or local dates in the trace's zone
 // (`"2017-01-01" .. "2018-01-01"`).
-func (c *compiler) account(s *lang.Stmt) *runtime.Window {
+func (c *compiler) account(s *lang.Stmt, b binding) *runtime.Window {
 	const usage = "Write `account 0 d .. 365 d` (after the first submission) or `account \"2017-01-01\" .. \"2018-01-01\"` (local dates)."
 	a := s.Args
 	if len(a) != 3 || a[1].Text() != ".." {
@@ -896,11 +913,11 @@ func (c *compiler) account(s *lang.Stmt) *runtime.Window {
 		return nil
 	}
 	instant := func(v lang.Value) (runtime.Instant, bool) {
-		if _, ok := c.val(v, nil).(*lang.String); ok {
-			d, ok := c.localTime(v, nil, "account")
+		if _, ok := c.val(v, b).(*lang.String); ok {
+			d, ok := c.localTime(v, b, "account")
 			return runtime.Instant{Date: d}, ok
 		}
-		t, _, ok := c.quantity(v, nil, lang.Time, "account")
+		t, _, ok := c.quantity(v, b, lang.Time, "account")
 		return runtime.Instant{Offset: t}, ok
 	}
 	from, ok1 := instant(a[0])
