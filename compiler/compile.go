@@ -97,6 +97,8 @@ type compiler struct {
 	data     map[string]*dataFile  // data files opened, by resolved path
 	osData   bool                  // data files are the real file system's
 	noSize   map[string]bool       // traces reported for a header without a size
+	// unexpanded holds swept params met unbound while compiling a run.
+	unexpanded map[string]bool
 }
 
 // module is one loaded file.
@@ -147,24 +149,25 @@ func newCompiler(opts Options) *compiler {
 		opts.OpenData = func(p string) (io.ReadCloser, error) { return os.Open(p) }
 	}
 	return &compiler{
-		opts:      opts,
-		sources:   lang.Sources{},
-		modules:   map[string]*module{},
-		loading:   map[string]bool{},
-		decls:     map[string]map[string]*decl{},
-		params:    map[string]*param{},
-		badParams: map[string]bool{},
-		exprs:     map[exprKey]*runtime.Expr{},
-		budgetAt:  map[string]*lang.Stmt{},
-		allocAt:   map[string]*lang.Stmt{},
-		usedDecl:  map[*decl]bool{},
-		used:      map[string]bool{},
-		guesses:   map[*lang.Block][]string{},
-		cycles:    map[string]bool{},
-		inline:    map[*lang.Stmt]*decl{},
-		data:      map[string]*dataFile{},
-		noSize:    map[string]bool{},
-		osData:    osData,
+		opts:       opts,
+		sources:    lang.Sources{},
+		modules:    map[string]*module{},
+		loading:    map[string]bool{},
+		decls:      map[string]map[string]*decl{},
+		params:     map[string]*param{},
+		badParams:  map[string]bool{},
+		exprs:      map[exprKey]*runtime.Expr{},
+		budgetAt:   map[string]*lang.Stmt{},
+		allocAt:    map[string]*lang.Stmt{},
+		usedDecl:   map[*decl]bool{},
+		used:       map[string]bool{},
+		guesses:    map[*lang.Block][]string{},
+		cycles:     map[string]bool{},
+		inline:     map[*lang.Stmt]*decl{},
+		data:       map[string]*dataFile{},
+		noSize:     map[string]bool{},
+		unexpanded: map[string]bool{},
+		osData:     osData,
 	}
 }
 

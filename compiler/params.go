@@ -308,6 +308,13 @@ func (c *compiler) val(v lang.Value, b binding) lang.Value {
 			continue
 		}
 		if l, ok := p.value.(*lang.List); ok && len(l.Items) > 0 {
+			if b != nil && !c.unexpanded[id.Name] {
+				// Compiling a run, every sweep it reaches is bound: a list
+				// met here would silently run its first value only.
+				c.unexpanded[id.Name] = true
+				c.diags.Errorf(id.R, "param `%s` sweeps, but pwrc cannot expand a sweep here", id.Name).
+					With("Give it one value here, or sweep it where an experiment reaches it (a field, a declaration it names, or a rule).")
+			}
 			v = l.Items[0][0] // checking outside a sweep: the first value stands in
 			continue
 		}
