@@ -323,6 +323,13 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 			d.Suggest = lang.Suggest(field, fields)
 			d.Detail = fmt.Sprintf("Fields of `%s`: %s.", root, strings.Join(fields, ", "))
 		}
+	case strings.HasPrefix(msg, "bad number syntax"):
+		if num, unit := numberWithUnit(src, fe.From); unit != "" {
+			u, _ := lang.LookupUnit(unit)
+			d.Summary = fmt.Sprintf("a unit (`%s`) in a rule", unit)
+			d.Detail = fmt.Sprintf("Rules compute in plain SI numbers (%s in %s); write `%s * %s`, or use a param: `param limit = %s %s`, then `limit` in the rule.",
+				u.Dim, siUnit[u.Dim], num, trimNumber(u.Scale), num, unit)
+		}
 	case strings.HasPrefix(msg, "unexpected token EOF"):
 		d.Summary = "incomplete rule: it ends too early"
 		d.Detail = "Something is missing at the end, such as an operand after an operator or a closing parenthesis."
@@ -340,6 +347,11 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 		case tok[2] == "=":
 			d.Suggest = "=="
 			d.Detail = "Compare with `==`; a single `=` is not an operator in rules."
+		case tok[1] == "Identifier" && isUnitAfterNumber(src, fe.From, tok[2]):
+			u, _ := lang.LookupUnit(tok[2])
+			d.Summary = fmt.Sprintf("a unit (`%s`) in a rule", tok[2])
+			d.Detail = fmt.Sprintf("Rules compute in plain SI numbers (%s in %s); multiply instead, e.g. `* %s`, or use a param: `param limit = 6 %s`, then `limit` in the rule.",
+				u.Dim, siUnit[u.Dim], trimNumber(u.Scale), tok[2])
 		case tok[1] == "Number" || tok[1] == "Identifier" || tok[1] == "String":
 			d.Detail = "An operator is missing before it, such as `*`, `<` or `&&`."
 		}
@@ -360,6 +372,46 @@ var (
 	unexpectedToken = regexp.MustCompile(`^unexpected token (\w+)\("(.*)"\)`)
 	mismatched      = regexp.MustCompile(`^invalid operation: (\S+) \(mismatched types (\S+) and (\S+)\)`)
 )
+
+// siUnit names the unit rules compute in, per dimension.
+var siUnit = map[lang.Dim]string{lang.Power: "W", lang.Energy: "J", lang.Time: "seconds", lang.Fraction: "fractions of 1",
+	lang.Price: "currency per kWh", lang.Money: "currency", lang.Frequency: "Hz", lang.Dimensionless: "plain numbers"}
+
+// isUnitAfterNumber reports whether name, at rune offset at of a rule, is
+// a unit written right after a number (`6 h`).
+func isUnitAfterNumber(src string, at int, name string) bool {
+	if _, ok := lang.LookupUnit(name); !ok {
+		return false
+	}
+	r := []rune(src)
+	if at > len(r) {
+		return false
+	}
+	before := strings.TrimRight(string(r[:at]), " \t")
+	return before != "" && before[len(before)-1] >= '0' && before[len(before)-1] <= '9'
+}
+
+// numberWithUnit splits a number glued to a unit (`2kW`) at rune offset
+// at of a rule; unit is "" unless it is a known unit.
+func numberWithUnit(src string, at int) (num, unit string) {
+	r := []rune(src)
+	i := at
+	for i > 0 && (r[i-1] >= '0' && r[i-1] <= '9' || r[i-1] == '.') {
+		i-- // the error may point inside the number
+	}
+	j := i
+	for j < len(r) && (r[j] >= '0' && r[j] <= '9' || r[j] == '.' || r[j] == '_') {
+		j++
+	}
+	k := j
+	for k < len(r) && (r[k] >= 'a' && r[k] <= 'z' || r[k] >= 'A' && r[k] <= 'Z' || r[k] == '/' || r[k] == '%') {
+		k++
+	}
+	if _, ok := lang.LookupUnit(string(r[j:k])); !ok || j == i {
+		return "", ""
+	}
+	return string(r[i:j]), string(r[j:k])
+}
 
 // ruleFuncs are the functions suggested for misspelled calls in rules:
 // the numeric built-ins the closure compiler covers, and common others.
