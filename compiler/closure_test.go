@@ -41,6 +41,10 @@ func TestEnvFieldsCovered(t *testing.T) {
 		}
 	}
 	for path, kind := range want {
+		if kind == reflect.Func {
+			delete(want, path) // called, not read (price.mean_past): rules that call it run on the VM
+			continue
+		}
 		switch kind {
 		case reflect.Bool:
 			if boolFields[path] == nil {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,18 +26,24 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 	var peaks []*lang.Stmt
 	var peaksFrom, peakOwner *decl
 	type currency struct {
-		cur string
-		at  lang.Range
+		cur  string
+		at   lang.Range
+		stmt *lang.Stmt // the pricing statement it belongs to
 	}
 	var currencies []currency // in the order the prices are read
+	var cur *lang.Stmt        // the pricing statement being read
 	price := func(v lang.Value, field string) (float64, bool) {
-		p, cur, ok := c.quantity(v, b, lang.Price, field)
-		if ok && cur != "" {
+		p, unit, ok := c.quantity(v, b, lang.Price, field)
+		if ok && unit != "" {
 			at := v.Range()
-			if n, isNum := c.val(v, b).(*lang.Number); isNum && n.UnitRange.Valid() {
+			n, isNum := c.val(v, b).(*lang.Number)
+			if isNum && n.UnitRange.Valid() {
 				at = n.UnitRange
 			}
-			currencies = append(currencies, currency{cur, at})
+			currencies = append(currencies, currency{unit, at, cur})
+			if isNum && p > maxPlausiblePrice {
+				c.implausiblePrice(n, v, unit)
+			}
 		}
 		return p, ok
 	}
@@ -45,7 +52,7 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 		prev := [4]*lang.Stmt{flatAt, hourlyAt, peakAt, baseAt}
 		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
 			{name: "flat", usage: "flat 0.145 EUR/kWh", decode: func(s *lang.Stmt) {
-				flatAt = s
+				flatAt, cur = s, s
 				if c.args(s, 1, 1, "flat 0.145 EUR/kWh") {
 					if p, ok := price(s.Args[0], "flat"); ok {
 						k.Price = p
@@ -53,6 +60,7 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				}
 			}},
 			{name: "peak", usage: "peak 06:00..22:00 at 0.16675 EUR/kWh", repeat: true, decode: func(s *lang.Stmt) {
+				cur = s
 				if peakOwner != cd {
 					peakAt, peakOwner = s, cd
 				}
@@ -72,7 +80,7 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				}
 			}},
 			{name: "otherwise", usage: "otherwise 0.10 EUR/kWh", decode: func(s *lang.Stmt) {
-				baseAt = s
+				baseAt, cur = s, s
 				if c.args(s, 1, 1, "otherwise 0.10 EUR/kWh") {
 					if p, ok := price(s.Args[0], "otherwise"); ok {
 						k.BasePrice = p
@@ -80,7 +88,10 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				}
 			}},
 			{name: "hourly", usage: "hourly \"prices.csv\"", decode: func(s *lang.Stmt) {
-				hourlyAt = s
+				hourlyAt, cur = s, s
+				// The block describes this file: nothing of a base's hourly
+				// statement carries over.
+				k.Prices, k.PriceFormat, k.PriceScale, k.PriceUnit, k.SeriesStart, k.Repeat = "", tariff.Format{}, 1, "", "", false
 				if !c.args(s, 1, 1, `hourly "prices.csv"`) {
 					return
 				}
@@ -95,15 +106,16 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 						d.With("Set it: `param %s = \"path/T1.csv\"` in your scenario, or --set %s=path/T1.csv.", id.Name, id.Name)
 					}
 				}
-				c.decodeBlock("the hourly block of "+what(cd), s.Body, []fieldSpec{
-					{name: "start", usage: `start "2016-12-30"`, decode: func(s *lang.Stmt) {
-						if c.args(s, 1, 1, `start "2016-12-30"`) {
-							if t, ok := c.localTime(s.Args[0], b, "start"); ok {
-								k.SeriesStart = t
-							}
-						}
-					}},
-				})
+				blockErrs := c.errs()
+				hb := c.hourlyBlock(s, cd, b, &k)
+				for _, cu := range hb.currencies {
+					currencies = append(currencies, currency{cu.cur, cu.at, s})
+				}
+				// Read the file only as the block describes it: after an
+				// error there, its errors would be guesses.
+				if b != nil && strings.TrimSpace(str.Value) != "" && c.errs() == blockErrs {
+					c.checkPriceFile(&k, str, hb)
+				}
 			}},
 		})
 		// A derived contract with a pricing scheme of its own replaces its
@@ -178,6 +190,13 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 			c.diags.Errorf(peakAt.Key.R, "`peak` without an `otherwise` price").With("Add `otherwise 0.10 EUR/kWh` for the hours outside the peak windows.")
 		}
 	}
+	// Only the prices of the pricing statements in force count: a derived
+	// contract's own scheme replaces its base's, currency and all.
+	inForce := map[*lang.Stmt]bool{flatAt: true, hourlyAt: true, baseAt: true}
+	for _, p := range peaks {
+		inForce[p] = true
+	}
+	currencies = slices.DeleteFunc(currencies, func(cu currency) bool { return !inForce[cu.stmt] })
 	k.Currency = "EUR"
 	if len(currencies) > 0 {
 		k.Currency = currencies[0].cur

@@ -16,6 +16,11 @@ type File struct {
 	Broken []Broken
 	// Incomplete is set when lexical errors kept the file from being parsed.
 	Incomplete bool
+
+	// text is Src as a string, made once by Parse, so that the source text
+	// of values (Group.Src, ...) shares it instead of copying: with nested
+	// groups, copies would take memory quadratic in the nesting depth.
+	text string
 }
 
 // Broken is a top-level statement that did not parse, e.g. {"machine", "m"}.
@@ -139,15 +144,19 @@ func (f *File) ArgsSource(s *Stmt, from int) (string, Range) {
 		return "", r
 	}
 	r := s.Args[from].Range().Cover(s.Args[len(s.Args)-1].Range())
-	return string(f.Src[r.Start.Offset:r.End.Offset]), r
+	return f.Sub(r), r
 }
 
-// Sub returns the source text of r (which must lie in f).
+// Sub returns the source text of r (which must lie in f). For a parsed
+// file it is a substring of one copy of the source, not a copy of its own.
 func (f *File) Sub(r Range) string {
 	if r.Start.Offset < 0 || r.End.Offset > len(f.Src) || r.Start.Offset > r.End.Offset {
 		return ""
 	}
-	return string(f.Src[r.Start.Offset:r.End.Offset])
+	if len(f.text) != len(f.Src) {
+		return string(f.Src[r.Start.Offset:r.End.Offset])
+	}
+	return f.text[r.Start.Offset:r.End.Offset]
 }
 
 // unquote decodes a string literal in any of the three quote styles.

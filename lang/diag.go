@@ -113,9 +113,49 @@ func (ds Diagnostics) Error() string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s: %s: %s", d.Range, d.Severity, d.Summary)
+		fmt.Fprintf(&b, "%s: %s: %s", d.Range, d.Severity, clipMessage(d.Summary))
 	}
 	return b.String()
+}
+
+// maxQuoted bounds, in runes, a value quoted in a message: a summary names
+// the culprit, and the snippet under it shows where it is, so a 40 KB
+// expression or list is cut to its start.
+const maxQuoted = 60
+
+// maxMessage bounds a whole message line (summary, detail, note), in runes.
+const maxMessage = 300
+
+// Clip shortens text that a message quotes from the scenario (a value, a
+// rule, a --set argument) to at most 60 runes, marking the cut with "…".
+// Messages should quote through it; rendering clips what they did not.
+func Clip(s string) string { return clip(s, maxQuoted) }
+
+// clipMessage bounds a message for rendering: every `quoted` span longer
+// than maxQuoted runes is clipped, and then the whole message to
+// maxMessage runes. It is the safety net under Clip, so that no summary
+// line prints a value of unbounded length whatever built it.
+func clipMessage(s string) string {
+	if utf8.RuneCountInString(s) <= maxQuoted {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i+1])
+		b.WriteString(clip(s[i+1:i+1+j], maxQuoted))
+		b.WriteByte('`')
+		s = s[i+1+j+1:]
+	}
+	b.WriteString(s)
+	return clip(b.String(), maxMessage)
 }
 
 // Sort orders diagnostics by file, position, then severity, keeping the
@@ -146,17 +186,17 @@ type Sources map[string][]byte
 func (ds Diagnostics) Write(w io.Writer, src Sources) error {
 	var b bytes.Buffer
 	for _, d := range ds {
-		fmt.Fprintf(&b, "%s: %s: %s\n", oneLine(d.Range.String()), d.Severity, oneLine(d.Summary))
+		fmt.Fprintf(&b, "%s: %s: %s\n", oneLine(d.Range.String()), d.Severity, oneLine(clipMessage(d.Summary)))
 		hint := ""
 		if d.Suggest != "" {
-			hint = fmt.Sprintf("did you mean `%s`?", oneLine(d.Suggest))
+			hint = fmt.Sprintf("did you mean `%s`?", oneLine(Clip(d.Suggest)))
 		}
 		writeSnippet(&b, src[d.Range.File], d.Range, hint)
 		if d.Detail != "" {
-			fmt.Fprintf(&b, "      = %s\n", oneLine(d.Detail))
+			fmt.Fprintf(&b, "      = %s\n", oneLine(clipMessage(d.Detail)))
 		}
 		for _, n := range d.Notes {
-			fmt.Fprintf(&b, "%s: note: %s\n", oneLine(n.Range.String()), oneLine(n.Message))
+			fmt.Fprintf(&b, "%s: note: %s\n", oneLine(n.Range.String()), oneLine(clipMessage(n.Message)))
 			writeSnippet(&b, src[n.Range.File], n.Range, "")
 		}
 	}
@@ -337,7 +377,7 @@ func (ds Diagnostics) JSON(src Sources) []JSONDiagnostic {
 	out := make([]JSONDiagnostic, 0, len(ds))
 	for _, d := range ds {
 		j := JSONDiagnostic{
-			Severity: d.Severity.String(), Summary: d.Summary, Detail: d.Detail, Suggest: d.Suggest,
+			Severity: d.Severity.String(), Summary: clipMessage(d.Summary), Detail: clipMessage(d.Detail), Suggest: Clip(d.Suggest),
 			File: d.Range.File, Line: d.Range.Start.Line, Col: d.Range.Start.Col,
 			EndLine: d.Range.End.Line, EndCol: d.Range.End.Col,
 		}
@@ -345,7 +385,7 @@ func (ds Diagnostics) JSON(src Sources) []JSONDiagnostic {
 			j.Source, _ = sourceLine(t, d.Range.Start)
 		}
 		for _, n := range d.Notes {
-			j.Notes = append(j.Notes, JSONNote{File: n.Range.File, Line: n.Range.Start.Line, Col: n.Range.Start.Col, Message: n.Message})
+			j.Notes = append(j.Notes, JSONNote{File: n.Range.File, Line: n.Range.Start.Line, Col: n.Range.Start.Col, Message: clipMessage(n.Message)})
 		}
 		out = append(out, j)
 	}

@@ -76,6 +76,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("x \"\xa4\"\n")) // invalid UTF-8 inside a string reached the output
 	f.Add([]byte("param x = [1; 2]\n"))
 	f.Add([]byte(strings.Repeat("{", 100)))
+	// Nesting at, just past and far past the limit: parsing was quadratic
+	// in the depth.
+	f.Add(nested(maxNesting - 1))
+	f.Add(nested(maxNesting))
+	f.Add(nested(20000))
+	f.Add([]byte("param x = " + strings.Repeat("[", 150) + strings.Repeat("]", 150) + "\n"))
+	f.Add([]byte("policy p {\n  admit " + strings.Repeat("([{", 40) + "\n}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, diags := Parse("f.pwr", src)
 		if file == nil {

@@ -45,6 +45,12 @@ var (
 	tokComma       = lexRules.Symbols()["Comma"]
 )
 
+// maxNesting bounds how deeply brackets ( ), [ ] and { } may nest. Real
+// scenarios nest a few levels; the bound keeps the parser's recursion, and
+// the memory and time it takes, proportional to the size of the input
+// whatever the input is.
+const maxNesting = 100
+
 // maxLexErrors bounds the diagnostics from one file's lexical scan, so that
 // a binary file gives a readable answer rather than thousands of lines.
 const maxLexErrors = 10
@@ -154,6 +160,10 @@ func tokenize(name string, src []byte, what string) ([]lexer.Token, Diagnostics)
 		case tokPunct:
 			switch t.Value {
 			case "{", "(", "[":
+				if len(stack) == maxNesting {
+					tooDeep(&diags, name, t, stack[0])
+					return nil, diags
+				}
 				stack = append(stack, t)
 			case "}", ")", "]":
 				if !closeBracket(&stack, t, name, &diags, report) {
@@ -210,6 +220,14 @@ func tokenize(name string, src []byte, what string) ([]lexer.Token, Diagnostics)
 
 	}
 	return out, diags
+}
+
+// tooDeep reports the bracket t that opens one level more than maxNesting,
+// with where the outermost of the brackets around it was opened.
+func tooDeep(diags *Diagnostics, name string, t, outer lexer.Token) {
+	diags.Errorf(tokRange(name, t), "brackets nested too deeply: this `%s` opens level %d, and at most %d are allowed", t.Value, maxNesting+1, maxNesting).
+		With("pwrc reads at most %d levels of ( ), [ ] and { } inside one another; nest them less, e.g. drop redundant parentheses or split a list.", maxNesting).
+		Note(tokRange(name, outer), "the outermost `%s` is here", outer.Value)
 }
 
 // invalidUTF8 reports each run of bytes in src that is not UTF-8.

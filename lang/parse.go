@@ -16,7 +16,7 @@ import (
 // error per top-level statement; the returned File holds the statements that
 // parsed, so later stages can still check them.
 func Parse(name string, src []byte) (*File, Diagnostics) {
-	f := &File{Name: name, Src: src}
+	f := &File{Name: name, Src: src, text: string(src)}
 	toks, diags := tokenize(name, src, "file")
 	if diags.HasErrors() {
 		f.Incomplete = true
@@ -74,7 +74,7 @@ func ParseValue(name string, src string) ([]Value, Diagnostics) {
 		diags = append(diags, syntaxError(name, []byte(src), err, kept))
 		return nil, diags
 	}
-	c := converter{file: &File{Name: name, Src: []byte(src)}}
+	c := converter{file: &File{Name: name, Src: []byte(src), text: src}}
 	vals := c.stmtArgs(g.Args)
 	return vals, append(diags, c.diags...)
 }
@@ -349,7 +349,7 @@ func (c *converter) arg(g *gArg) Value {
 		txt := strings.ReplaceAll(*g.Number, "_", "")
 		v, err := strconv.ParseFloat(txt, 64)
 		if err != nil {
-			c.diags.Errorf(r, "invalid number `%s`", *g.Number)
+			c.diags.Errorf(r, "invalid number `%s`", Clip(*g.Number))
 		}
 		return &Number{Value: v, Src: *g.Number, R: r}
 	case g.Clock != nil:
@@ -368,7 +368,7 @@ func (c *converter) arg(g *gArg) Value {
 	case g.String != nil:
 		v, ok := unquote(*g.String)
 		if !ok {
-			c.diags.Errorf(r, "invalid escape sequence in string %s", *g.String).
+			c.diags.Errorf(r, "invalid escape sequence in string %s", Clip(*g.String)).
 				With("Use \\\\ for a backslash, or a `backquoted` string to take the text as written.")
 		}
 		return &String{Value: v, Src: *g.String, R: r}

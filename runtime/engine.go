@@ -167,14 +167,14 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.wt = make([]float64, n)
 	}
 	unit := max(1, pol.Contiguous)
+	wide, firstWide := 0, -1
 	for i, j := range jobs {
 		a := (j.Nodes + unit - 1) / unit * unit
 		if a > nodes {
-			if unit > 1 {
-				return nil, fmt.Errorf("job %d needs %d nodes, %d in units of %d, but the machine has %d; give the machine a multiple of %d nodes",
-					j.ID, j.Nodes, a, unit, nodes, unit)
+			if wide++; wide == 1 {
+				firstWide = i
 			}
-			return nil, fmt.Errorf("job %d needs %d nodes but the machine has %d", j.ID, j.Nodes, nodes)
+			continue
 		}
 		s.alloc[i] = int32(a)
 		s.jw[i] = float64(j.Nodes)*pw[i] + float64(a-j.Nodes)*m.Power.Idle
@@ -182,6 +182,9 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		if pol.Estimate == Exact {
 			s.est[i] = j.Runtime
 		}
+	}
+	if wide > 0 {
+		return nil, wideError(jobs[firstWide], wide, nodes, unit)
 	}
 	if pol.Budget != nil {
 		s.staticWeights()
@@ -192,7 +195,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 			s.peakIdx = i
 		}
 	}
-	s.priceMean = meanPrice(tar)
+	s.initPrice()
 	s.deps = pol.deps()
 	if b := pol.Budget; b != nil && b.When == BudgetDuringPeak {
 		s.deps |= DepPeak // a pass when peak ends starts what the budget held back
@@ -205,7 +208,9 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if pol.Order != nil && !pol.Order.Deps.Dynamic() {
 		s.order = make([]float64, n)
 	}
+	s.acc.init(len(tar.Periods())) // metrics() reads it, jobs or not
 	if n == 0 {
+		// (runOne never gets here: the loader fails such runs, saying why.)
 		return s, nil
 	}
 	s.firstT = jobs[0].Submit
@@ -216,7 +221,6 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.idle = append(s.idle, idleBatch{since: s.now, n: nodes})
 	s.nIdle = nodes
 	s.price, s.period, s.nextPrice = tar.At(s.now)
-	s.acc.init(len(tar.Periods()))
 	s.hour, s.nextHour = s.localHour(s.now)
 	s.changed = true
 	if err := s.loop(); err != nil {
@@ -262,24 +266,6 @@ func (p *Policy) deps() Deps {
 	return d
 }
 
-func meanPrice(t tariff.Tariff) float64 {
-	h := t.Horizon()
-	if math.IsInf(h, 1) {
-		h = 365 * 86400 // base/peak repeats weekly; a year is a fair mean
-	}
-	var sum float64
-	for x := 0.0; x < h; {
-		p, _, next := t.At(x)
-		next = math.Min(next, h)
-		sum += p * (next - x)
-		x = next
-	}
-	if h == 0 {
-		return 0
-	}
-	return sum / h
-}
-
 // maxIdleSpan bounds simulated time without progress, so a policy that
 // never admits a waiting job ends with an error instead of looping.
 const maxIdleSpan = 20 * 365 * 86400.0
@@ -305,7 +291,7 @@ func (s *sim) loop() error {
 			}
 		}
 		if math.IsInf(t, 1) {
-			return fmt.Errorf("%d jobs never started: the policy's admit rule refuses them and nothing else is left to happen", len(s.queue))
+			return s.neverStarted(fmt.Sprintf("%s never started, and nothing else is left to happen", jobCount(len(s.queue))), true)
 		}
 		s.advance(t)
 		for len(s.heap) > 0 && s.heap[0].t == t {
@@ -323,7 +309,7 @@ func (s *sim) loop() error {
 		}
 		s.shutdownIdle()
 		if t-lastProgress > maxIdleSpan {
-			return fmt.Errorf("%d jobs wait forever: nothing has started for %.0f days", len(s.queue), maxIdleSpan/86400)
+			return s.neverStarted(fmt.Sprintf("%s never started: nothing happened for %.0f days", jobCount(len(s.queue)), maxIdleSpan/86400), false)
 		}
 	}
 	return nil

@@ -38,10 +38,18 @@ type NowEnv struct {
 	Day     float64 `expr:"day"`     // days since the first submission
 }
 
-// PriceEnv is the contract's price.
+// PriceEnv is the contract's price, in currency/kWh.
 type PriceEnv struct {
-	Now  float64 `expr:"now"`  // currency/kWh in force now
-	Mean float64 `expr:"mean"` // mean over the known horizon (flat: the price)
+	Now float64 `expr:"now"` // in force now
+	// Mean is the time-weighted mean from the first to the last
+	// submission: the same for every run of a workload and contract, but
+	// an oracle, since it knows prices the run has not reached.
+	Mean float64 `expr:"mean"`
+	// MeanPast(w) is the mean over the last w seconds (0 < w ≤ 10 years),
+	// from the start of an hourly series at the earliest: what a real
+	// scheduler can know. Rules call it, price.mean_past(86400); the VM
+	// evaluates them, not the closure compiler.
+	MeanPast func(seconds float64) float64 `expr:"mean_past"`
 }
 
 // SystemEnv is the machine's state.

@@ -45,6 +45,8 @@ type JobRecord struct {
 	Walltime float64
 	Alloc    int     // nodes allocated (Nodes rounded up to the contiguous unit)
 	Power    float64 // W drawn while running: working nodes plus the idle rest of the allocation
+	// From the trace (SWF fields 12, 13, 15, 16); -1 if unknown.
+	User, Group, Queue, Partition int
 }
 
 // WorkloadInfo says what was loaded for a run and what cleaning did.
@@ -249,15 +251,26 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 	res.Metrics.Dropped = info.Clean.Dropped()
 	res.Metrics.Capped = info.Clean.RuntimeCapped
 	res.Metrics.Currency = run.Contract.Currency
-	if h := tar.Horizon(); len(jobs) > 0 && s.now > h {
-		res.Notes = append(res.Notes, fmt.Sprintf("contract %s: the hourly prices end %.1f days into the run, which lasts %.1f days; later hours reuse the series from its start",
-			run.Contract.Name, (h-s.firstT)/86400, res.Metrics.RunDays))
+	if len(jobs) > 0 {
+		from, to := s.span()
+		note, err := priceCoverage(&run.Contract, clock, tar, from, to)
+		if err != nil {
+			res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+			return res
+		}
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		if note := priceOracleNote(&run.Policy); note != "" {
+			res.Notes = append(res.Notes, note)
+		}
 	}
 	if keep {
 		res.Jobs = make([]JobRecord, len(jobs))
 		for i, j := range jobs {
 			res.Jobs[i] = JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
-				Procs: j.Procs, Walltime: j.Walltime, Alloc: int(s.alloc[i]), Power: s.jw[i]}
+				Procs: j.Procs, Walltime: j.Walltime, Alloc: int(s.alloc[i]), Power: s.jw[i],
+				User: j.User, Group: j.Group, Queue: j.Queue, Partition: j.Partition}
 		}
 	}
 	return res
@@ -317,7 +330,10 @@ func clockFor(run *Run, info WorkloadInfo, ld *loader) (tariff.Clock, []string, 
 // tariffFor builds the run's tariff. An hourly series starts at local
 // midnight of the day of the first submission (not of the header's start
 // time: CEA-Curie's first job comes a year after it), unless the contract
-// gives a start.
+// gives a start or the file's timestamps place it. Its prices are scaled to
+// currency per kWh. A series that starts after the first submission fails
+// the run here, unless it may repeat; runOne checks the rest of the run
+// once it is simulated.
 func tariffFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.Tariff, []string, error) {
 	k := run.Contract
 	switch k.Kind {
@@ -329,19 +345,26 @@ func tariffFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 	if k.Prices == "" {
 		return nil, nil, fmt.Errorf("contract %s: no price file (set its path)", k.Name)
 	}
-	series, err := ld.prices(k.Prices)
+	series, err := ld.prices(k.Prices, k.PriceFormat)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("contract %s: %w", k.Name, err)
 	}
 	start := tariff.LocalMidnight(clock, first)
-	if k.SeriesStart != "" {
-		t, err := time.ParseInLocation("2006-01-02T15:04:05", k.SeriesStart, clock.Loc)
-		if err != nil {
-			return nil, nil, err
+	switch {
+	case series.Timed():
+		if start, err = series.Start(clock.Loc); err != nil {
+			return nil, nil, fmt.Errorf("contract %s: %w", k.Name, err)
 		}
-		start = t
+	case k.SeriesStart != "":
+		if start, err = tariff.ParseLocal(k.SeriesStart, clock.Loc); err != nil {
+			return nil, nil, fmt.Errorf("contract %s: start %q: %w", k.Name, k.SeriesStart, err)
+		}
 	}
-	return tariff.Hourly(clock, series, start), nil, nil
+	tar := tariff.Hourly(clock, series.Scaled(k.PriceScale), start)
+	if _, err := priceCoverage(&k, clock, tar, first, first); err != nil {
+		return nil, nil, err
+	}
+	return tar, nil, nil
 }
 
 // loader loads each trace and price file once per Execute, however many
@@ -404,8 +427,8 @@ func getOnce[K comparable, T any](mu *sync.Mutex, m map[K]*onceValue[T], k K, f 
 	return o.v, o.err
 }
 
-func (ld *loader) prices(path string) (*tariff.Series, error) {
-	return getOnce(&ld.mu, ld.series, path, func() (*tariff.Series, error) { return tariff.OpenPriceCSV(path) })
+func (ld *loader) prices(path string, f tariff.Format) (*tariff.Series, error) {
+	return getOnce(&ld.mu, ld.series, path+"\x00"+f.Time.String(), func() (*tariff.Series, error) { return tariff.OpenPrices(path, f) })
 }
 
 // jobs returns the cleaned jobs of a run and what loading them did.
@@ -425,6 +448,9 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 			return cleaned{jobs: jobs, stats: workload.CleanStats{Records: len(jobs), Jobs: len(jobs)}}, nil
 		})
 		info.Records, info.Clean = len(c.jobs), c.stats
+		if len(c.jobs) == 0 {
+			return nil, info, noSyntheticJobs(spec)
+		}
 		return c.jobs, info, nil
 	}
 	tk := traceKey{path: w.Path, skip: w.SkipBadLines}
@@ -475,6 +501,9 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 	})
 	info.Clean = c.stats
 	ld.done(tk, tr)
+	if len(c.jobs) == 0 {
+		return nil, info, noJobsError(w.Path, info)
+	}
 	return c.jobs, info, nil
 }
 

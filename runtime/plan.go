@@ -196,10 +196,22 @@ type Contract struct {
 	PeakPrice float64
 	BasePrice float64
 	Prices    string // hourly series file (CSV)
+	// PriceFormat says what the price file's time column holds.
+	PriceFormat tariff.Format
+	// PriceScale converts the file's prices into currency per kWh: 1 for
+	// prices per kWh (0 is taken as 1), 0.001 for prices per MWh.
+	PriceScale float64
+	// PriceUnit is the file's price unit as the scenario writes it, e.g.
+	// "EUR/MWh"; "" means the currency per kWh.
+	PriceUnit string
 	// SeriesStart is the local wall-clock time "2006-01-02T15:04:05" of the
 	// hourly series' first hour; "" means local midnight of the day the
-	// trace starts.
+	// trace starts, or the file's first timestamp (PriceFormat.Time iso).
 	SeriesStart string
+	// Repeat lets a run use hours outside the series, which then repeats
+	// cyclically (hour k takes the price of hour k mod n); without it, a
+	// run that needs such hours fails.
+	Repeat bool
 }
 
 // BackfillKind selects the backfilling stage.

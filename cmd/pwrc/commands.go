@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -35,9 +32,9 @@ func checkCmd(stdout, stderr io.Writer) *cobra.Command {
 experiments, and reports every problem with file:line:col and the source line.
 It exits 1 when a file has errors (or, with --strict, warnings).`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: command(func(_ *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
-				return fmt.Errorf("--format must be text or json, not %q", format)
+				return usageErrorf("--format must be text or json, not %q", format)
 			}
 			failed := false
 			all := []lang.JSONDiagnostic{}
@@ -73,10 +70,10 @@ It exits 1 when a file has errors (or, with --strict, warnings).`,
 				}
 			}
 			if failed {
-				return exitError{1}
+				return exitError{exitFailure, nil}
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail on warnings too")
 	cmd.Flags().StringVar(&format, "format", "text", "diagnostics format: text or json (for editors)")
@@ -97,7 +94,7 @@ func parseSets(sets []string) ([]compiler.Set, error) {
 		name, value, ok := strings.Cut(s, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--set %q: write --set NAME=VALUE", s)
+			return nil, usageErrorf("--set %q: write --set NAME=VALUE", s)
 		}
 		out = append(out, compiler.Set{Name: name, Value: value})
 	}
@@ -118,10 +115,14 @@ func compile(path string, sets []string, experiment string, stderr io.Writer) (*
 	if res.Diags.HasErrors() {
 		errs, _ := res.Diags.Count()
 		fmt.Fprintf(stderr, "%s: %s\n", path, plural(errs, "error"))
-		return nil, exitError{1}
+		return nil, exitError{exitFailure, nil}
 	}
 	return res, nil
 }
+
+// execute simulates a plan; tests replace it to see whether, and when,
+// anything is simulated.
+var execute = pwrt.Execute
 
 func runCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
@@ -135,39 +136,52 @@ func runCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Simulate a scenario and print comparison tables",
 		Long: `run compiles the scenario, simulates every run of its experiments (in parallel
 with -j), and prints one table per experiment: run days, utilization, energy,
-cost, saving against the baseline, and waiting-time quantiles.`,
+cost, saving against the baseline, and waiting-time quantiles.
+
+Output files and directories are checked (and directories created) before
+anything is simulated. A directory written by --jobs or --series ends with
+a MANIFEST.json listing its files; files an earlier manifest listed that
+this run does not write are removed, other files are left alone.
+
+Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
+130 interrupted.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: command(func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
 			switch format {
 			case "table", "markdown", "csv", "json":
 			default:
-				return fmt.Errorf("--format must be table, markdown, csv or json, not %q", format)
+				return usageErrorf("--format must be table, markdown, csv or json, not %q", format)
 			}
-			if workers <= 0 {
+			if workers < 0 {
+				return usageErrorf("-j %d: runs in parallel must be 1 or more (0, the default, means one per CPU)", workers)
+			}
+			if workers == 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
 			res, err := compile(args[0], sets, experiment, stderr)
 			if err != nil {
 				return err
 			}
-			if cpuProfile != "" {
-				f, err := os.Create(cpuProfile)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return err
-				}
-				defer pprof.StopCPUProfile()
+			if len(res.Plan.Runs) == 0 {
+				return exitError{exitFailure, fmt.Errorf("%s: no experiments to run", args[0])}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-			defer stop()
-			prog := newProgress(stderr, len(res.Plan.Runs))
-			results := pwrt.Execute(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: jobsDir != "", Progress: prog.update})
-			prog.finish()
 			if ctx.Err() != nil {
-				return fmt.Errorf("interrupted; no output written")
+				return errInterrupted
+			}
+			out, err := prepareOutputs(outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile}, res)
+			if err != nil {
+				return err
+			}
+			defer out.abort()
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			prog := newProgress(stderr, len(res.Plan.Runs))
+			results, err := simulate(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: out.keepJobs(), Progress: prog.update})
+			prog.finish()
+			if err != nil {
+				return exitError{exitInterrupted, errors.New("interrupted; no output written")}
 			}
 			var buf bytes.Buffer
 			if err := render(&buf, format, res.Plan, results); err != nil {
@@ -180,39 +194,55 @@ cost, saving against the baseline, and waiting-time quantiles.`,
 					fmt.Fprintf(stderr, "pwrc: run %s failed: %v\n", r.Run.Name, r.Err)
 				}
 			}
-			if jobsDir != "" {
-				if err := writeJobs(jobsDir, results); err != nil {
-					return err
-				}
+			head := newManifest(args[0], experiment, sets, res, results)
+			if err := out.writeDirs(ctx, head, results, stderr); err != nil {
+				return err
 			}
-			if seriesDir != "" {
-				if err := writeSeries(seriesDir, results); err != nil {
-					return err
-				}
+			if err := out.finishProfile(); err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return errInterrupted
 			}
 			if outFile != "" {
-				if err := renameio.WriteFile(outFile, buf.Bytes(), 0o644); err != nil {
+				if err := out.writeOutput(buf.Bytes()); err != nil {
 					return err
 				}
 			} else if _, err := stdout.Write(buf.Bytes()); err != nil {
 				return err
 			}
 			if failed > 0 {
-				return exitError{1}
+				return exitError{exitFailure, nil}
 			}
 			return nil
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&experiment, "experiment", "", "run only this experiment")
 	f.StringArrayVar(&sets, "set", nil, "override a param: --set NAME=VALUE (repeatable; a [list] sweeps)")
-	f.IntVarP(&workers, "jobs-parallel", "j", 0, "runs to simulate in parallel (default: number of CPUs)")
+	f.IntVarP(&workers, "jobs-parallel", "j", 0, "runs to simulate in parallel (0: one per CPU)")
 	f.StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
-	f.StringVar(&jobsDir, "jobs", "", "write one CSV of per-job records per run into this directory")
+	f.StringVar(&jobsDir, "jobs", "", "write one CSV of per-job records per run into this directory (created if missing)")
 	f.StringVarP(&outFile, "output", "o", "", "write the tables to this file (atomically) instead of stdout")
-	f.StringVar(&seriesDir, "series", "", "write each run's profile by hour of day (power, utilization) as CSV into this directory")
+	f.StringVar(&seriesDir, "series", "", "write each run's profile by hour of day (power, utilization) as CSV into this directory (created if missing)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	return cmd
+}
+
+// simulate runs the plan; on SIGINT or SIGTERM it returns errInterrupted
+// at once, without waiting for runs that do not notice.
+func simulate(ctx context.Context, p *pwrt.Plan, opts pwrt.Options) ([]*pwrt.Result, error) {
+	done := make(chan []*pwrt.Result, 1)
+	go func() { done <- execute(ctx, p, opts) }()
+	select {
+	case res := <-done:
+		if ctx.Err() != nil { // runs cut short are not results
+			return nil, errInterrupted
+		}
+		return res, nil
+	case <-ctx.Done():
+		return nil, errInterrupted
+	}
 }
 
 func planCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -224,14 +254,17 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "plan FILE",
 		Short: "List the runs a scenario expands to, and their dependencies",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: command(func(_ *cobra.Command, args []string) error {
 			res, err := compile(args[0], sets, experiment, stderr)
 			if err != nil {
 				return err
 			}
+			if len(res.Plan.Runs) == 0 {
+				fmt.Fprintf(stderr, "%s: no experiments, so no runs\n", args[0])
+			}
 			writePlan(stdout, res.Plan)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&experiment, "experiment", "", "only this experiment")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param: --set NAME=VALUE")
@@ -267,6 +300,9 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 			if u := r.Policy.Contiguous; u > 1 {
 				fmt.Fprintf(w, "; allocation in units of %d nodes", u)
 			}
+			if a := r.Account; a != nil {
+				fmt.Fprintf(w, "; accounted %s .. %s", a.From, a.To)
+			}
 			if len(r.DependsOn) > 0 {
 				var names []string
 				for _, d := range r.DependsOn {
@@ -277,13 +313,6 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 			fmt.Fprintln(w)
 		}
 	}
-}
-
-// writeSeries writes DIR/<run>.hours.csv for each run, atomically: power
-// and utilization averaged by local hour of day over the run, as in Zhou
-// et al.'s Fig. 5.
-func writeSeries(dir string, results []*pwrt.Result) error {
-	return writeRunFiles(dir, ".hours.csv", results, func(b *bytes.Buffer, r *pwrt.Result) { writeHoursCSV(b, &r.Metrics) })
 }
 
 // writeHoursCSV writes one row per local hour of day: mean power of the
@@ -302,30 +331,6 @@ func writeHoursCSV(w io.Writer, m *pwrt.Metrics) {
 }
 
 func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
-
-// writeJobs writes DIR/<run>.csv for each run, each file atomically.
-func writeJobs(dir string, results []*pwrt.Result) error {
-	return writeRunFiles(dir, ".csv", results, func(b *bytes.Buffer, r *pwrt.Result) { writeJobsCSV(b, r.Jobs) })
-}
-
-// writeRunFiles writes DIR/<run><suffix> for each run that succeeded,
-// each file atomically (a temporary file, then a rename).
-func writeRunFiles(dir, suffix string, results []*pwrt.Result, write func(*bytes.Buffer, *pwrt.Result)) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, r := range results {
-		if r.Err != nil {
-			continue
-		}
-		var b bytes.Buffer
-		write(&b, r)
-		if err := renameio.WriteFile(filepath.Join(dir, r.Run.Name+suffix), b.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // progress prints "runs done / total" on stderr, only when stderr is a
 // terminal and only once the runs have taken more than a second.

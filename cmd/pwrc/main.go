@@ -7,11 +7,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -19,33 +21,93 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// exitError carries an exit code without printing more.
-type exitError struct{ code int }
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1   // scenario errors, a failed run, output that could not be written
+	exitUsage       = 2   // bad command line: flags, arguments, output paths
+	exitInterrupted = 130 // SIGINT or SIGTERM (128 + SIGINT, as shells report Ctrl-C)
+)
 
-func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+// exitError ends a command with an exit code; err, if not nil, is printed
+// as "pwrc: err" (nil when the command already said what went wrong).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit %d", e.code)
+}
+
+func (e exitError) Unwrap() error { return e.err }
+
+// usageErrorf is a usage error (exit 2).
+func usageErrorf(format string, a ...any) error {
+	return exitError{exitUsage, fmt.Errorf(format, a...)}
+}
+
+// errInterrupted ends a command stopped by SIGINT or SIGTERM.
+var errInterrupted = exitError{exitInterrupted, errors.New("interrupted")}
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// The first SIGINT or SIGTERM cancels ctx, which stops the command
+	// (exit 130); the handler is then removed, so a second one kills
+	// pwrc at once whatever it is doing.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run executes the CLI; it is separate from main so tests can call it.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext executes the CLI until ctx is cancelled (by a signal in main).
+// Errors of pwrc's commands are exitErrors; any other error comes from the
+// command-line parser and is a usage error.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if err == nil && ctx.Err() != nil { // a command that does not watch ctx finished: still no success
+		err = errInterrupted
+	}
 	var ee exitError
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "pwrc: %v\n", ee.err)
+		}
 		return ee.code
 	default:
 		fmt.Fprintf(stderr, "pwrc: %v\n", err)
-		if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") ||
-			strings.Contains(err.Error(), "arg") {
-			fmt.Fprintln(stderr, "Run 'pwrc --help' for usage.")
+		fmt.Fprintln(stderr, "Run 'pwrc --help' for usage.")
+		return exitUsage
+	}
+}
+
+// command wraps a command's function so that every error it returns is
+// an exitError: errors it does not classify are failures (exit 1).
+func command(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := f(cmd, args)
+		var ee exitError
+		if err == nil || errors.As(err, &ee) {
+			return err
 		}
-		return 2
+		return exitError{exitFailure, err}
 	}
 }
 
@@ -71,9 +133,9 @@ func versionCmd(stdout io.Writer) *cobra.Command {
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(stdout, "pwrc %s\n", version)
-			return nil
-		},
+		RunE: command(func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(stdout, "pwrc %s\n", version)
+			return err
+		}),
 	}
 }

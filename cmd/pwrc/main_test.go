@@ -27,37 +27,109 @@ func pwrc(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 // TestRunGolden compares the output of whole commands with golden files.
+// Each testdata/run/*.txtar holds:
+//
+//	-- args --     the command line, split on white space
+//	-- stdout --   the expected standard output
+//	-- stderr --   optional: the expected standard error (not compared without it)
+//	-- exit --     optional: the expected exit code (default 0)
+//	-- NAME --     any other file: written to a fresh temporary directory
+//
+// The command always runs with that temporary directory as its working
+// directory, so relative paths in args name the archive's own files (e.g.
+// `run sweep.pwr` with a `-- sweep.pwr --` section). In args, $ROOT is the
+// repository root and $WORK the temporary directory; $DATA is the shared
+// data directory (the case is skipped without it). In stdout and stderr the
+// values of $WORK, $ROOT and $DATA are written as those names.
+//
+// -update rewrites stdout and (if the archive has one) stderr; the exit
+// code is never rewritten: a case that fails unexpectedly fails, -update
+// or not.
 func TestRunGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/run/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no golden files")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			ar, err := txtar.ParseFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
+			work := t.TempDir()
 			var args []string
-			idx := -1
+			stdoutIdx, stderrIdx, wantCode := -1, -1, 0
 			for i, f := range ar.Files {
 				switch f.Name {
 				case "args":
 					args = strings.Fields(string(f.Data))
 				case "stdout":
-					idx = i
+					stdoutIdx = i
+				case "stderr":
+					stderrIdx = i
+				case "exit":
+					if wantCode, err = strconv.Atoi(strings.TrimSpace(string(f.Data))); err != nil {
+						t.Fatalf("exit section: %v", err)
+					}
+				default:
+					name := filepath.Join(work, filepath.FromSlash(f.Name))
+					if !filepath.IsLocal(f.Name) {
+						t.Fatalf("file %q is not a relative path inside the work directory", f.Name)
+					}
+					if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(name, f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
+			if args == nil || stdoutIdx < 0 {
+				t.Fatalf("%s needs an args and a stdout section", path)
+			}
+			vars := [][2]string{{"$WORK", work}, {"$ROOT", root}}
+			if strings.Contains(strings.Join(args, " "), "$DATA") {
+				d := testenv.DataDir()
+				if d == "" {
+					t.Skip("shared data not found (set PWRC_DATA)")
+				}
+				vars = append(vars, [2]string{"$DATA", d})
+			}
+			for i := range args {
+				for _, v := range vars {
+					args[i] = strings.ReplaceAll(args[i], v[0], v[1])
+				}
+			}
+			t.Chdir(work)
 			out, errOut, code := pwrc(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
+			for _, v := range vars { // $WORK first: it may lie under $ROOT or $DATA, never the reverse
+				out = strings.ReplaceAll(out, v[1], v[0])
+				errOut = strings.ReplaceAll(errOut, v[1], v[0])
+			}
+			if code != wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, wantCode, errOut)
 			}
 			if *update {
-				ar.Files[idx].Data = []byte(out)
-				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+				ar.Files[stdoutIdx].Data = []byte(out)
+				if stderrIdx >= 0 {
+					ar.Files[stderrIdx].Data = []byte(errOut)
+				}
+				if err := os.WriteFile(filepath.Join(root, "cmd/pwrc", path), txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			if want := string(ar.Files[idx].Data); out != want {
-				t.Errorf("output differs from %s (run with -update to accept):\n--- got\n%s--- want\n%s", path, out, want)
+			if want := string(ar.Files[stdoutIdx].Data); out != want {
+				t.Errorf("stdout differs from %s (run with -update to accept):\n--- got\n%s--- want\n%s", path, out, want)
+			}
+			if stderrIdx >= 0 {
+				if want := string(ar.Files[stderrIdx].Data); errOut != want {
+					t.Errorf("stderr differs from %s (run with -update to accept):\n--- got\n%s--- want\n%s", path, errOut, want)
+				}
 			}
 		})
 	}
@@ -128,8 +200,13 @@ func TestJobsCSV(t *testing.T) {
 		t.Fatalf("%d CSV files, want 6: %v", len(files), files)
 	}
 	rows := readCSV(t, filepath.Join(dir, "kunkel_fixed-easy.csv"))
-	if !strings.HasPrefix(strings.Join(rows[0], ","), "id,submit,start,end,nodes") {
-		t.Errorf("header %v", rows[0])
+	if got := strings.Join(rows[0], ","); got != jobsHeader {
+		t.Errorf("header %s, want %s", got, jobsHeader)
+	}
+	for _, row := range rows[1:] { // synthetic jobs: a user and a group, no queue or partition
+		if row[10] == "" || row[11] == "" || row[12] != "" || row[13] != "" || row[9] != row[4] {
+			t.Fatalf("row %v", row)
+		}
 	}
 	if len(rows) != 5001 {
 		t.Errorf("%d rows, want a header and 5000 jobs", len(rows))

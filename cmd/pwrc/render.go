@@ -66,6 +66,16 @@ func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, r
 			title += fmt.Sprintf(" · machine %s (%s nodes)", r0.Run.Machine.Name, thousands(float64(r0.Workload.Nodes), 0))
 		}
 	}
+	// The contract and policy the runs share: a single run, or a sweep
+	// over something else, would otherwise not say what it ran.
+	if len(rs) > 0 {
+		if same(rs, func(r *pwrt.Result) string { return r.Run.Contract.Name }) {
+			title += " · contract " + rs[0].Run.Contract.Name
+		}
+		if same(rs, func(r *pwrt.Result) string { return r.Run.Policy.Name }) {
+			title += " · policy " + rs[0].Run.Policy.Name
+		}
+	}
 	if markdown {
 		fmt.Fprintf(w, "### %s\n\n", title)
 	} else {
@@ -256,7 +266,7 @@ func powerColumn(key string) (powerCol, bool) {
 	case "power_mean":
 		return powerCol{"Power\nmean kW", func(m *pwrt.Metrics) float64 { return m.PowerMean }, false}, true
 	case "power_peak":
-		return powerCol{"Power\npeak kW", func(m *pwrt.Metrics) float64 { return m.PowerPeak }, true}, true
+		return powerCol{"Power\non-peak kW", func(m *pwrt.Metrics) float64 { return m.PowerPeak }, true}, true
 	case "power_offpeak":
 		return powerCol{"Power\noff-peak kW", func(m *pwrt.Metrics) float64 { return m.PowerOffPeak }, true}, true
 	case "power_max":
@@ -264,7 +274,7 @@ func powerColumn(key string) (powerCol, bool) {
 	case "job_power_mean":
 		return powerCol{"Jobs\nmean kW", func(m *pwrt.Metrics) float64 { return m.JobPowerMean }, false}, true
 	case "job_power_peak":
-		return powerCol{"Jobs\npeak kW", func(m *pwrt.Metrics) float64 { return m.JobPowerPeak }, true}, true
+		return powerCol{"Jobs\non-peak kW", func(m *pwrt.Metrics) float64 { return m.JobPowerPeak }, true}, true
 	case "job_power_offpeak":
 		return powerCol{"Jobs\noff-peak kW", func(m *pwrt.Metrics) float64 { return m.JobPowerOffPeak }, true}, true
 	}
@@ -381,6 +391,15 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 	}
 	if e.Baseline != nil {
 		notes = append(notes, fmt.Sprintf("Saving: cost of the run with %s %s and otherwise the same configuration, minus this run's cost.", e.Baseline.Dim, e.Baseline.Value))
+		for _, r := range rs {
+			if !hasParam(r.Run, e.Baseline.Dim) {
+				notes = append(notes, fmt.Sprintf("Runs that do not take %s have no baseline, and no saving.", e.Baseline.Dim))
+				break
+			}
+		}
+	}
+	if n := accountNote(rs); n != "" {
+		notes = append(notes, n)
 	}
 	has := func(keys ...string) bool {
 		for _, k := range e.Report {
@@ -421,6 +440,41 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 		}
 	}
 	return notes
+}
+
+// hasParam reports whether a run takes the swept dimension dim.
+func hasParam(r *pwrt.Run, dim string) bool {
+	for _, p := range r.Params {
+		if p.Name == dim {
+			return true
+		}
+	}
+	return false
+}
+
+// accountNote says over which span energy and cost were integrated: each
+// run's own (first submission to last end), or the experiment's window.
+func accountNote(rs []*pwrt.Result) string {
+	var windows []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if a := r.Run.Account; a != nil {
+			w := a.From.String() + " .. " + a.To.String()
+			if !seen[w] {
+				seen[w] = true
+				windows = append(windows, w)
+			}
+		}
+	}
+	switch {
+	case len(windows) == 1:
+		return fmt.Sprintf("Energy, cost and utilization are accounted over the same window for every run, %s (`account`; days after the first submission, or local dates); run days and waits are the schedule's.", windows[0])
+	case len(windows) > 1:
+		return "Energy, cost and utilization are accounted over each run's `account` window (see `pwrc plan`); run days and waits are the schedule's."
+	case len(rs) > 1:
+		return "Energy and cost are accounted from each run's first submission to its last job end (its run days): a run that ends later also pays for that time. Compare over one period with `account FROM .. TO`."
+	}
+	return ""
 }
 
 // cleaningNote says what the SWF cleaning rules did to a workload.
@@ -486,9 +540,28 @@ func joinInts(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// deprecatedKeys maps metric keys kept for one release (0.1.x) to the
+// keys that replace them: "peak" read as the maximum beside the mean power
+// in the tariff's peak hours. Both are written, with the same value.
+var deprecatedKeys = map[string]string{
+	"peak_power_kw":        "power_max_kw",
+	"power_peak_kw":        "power_peak_hours_kw",
+	"power_offpeak_kw":     "power_offpeak_hours_kw",
+	"job_power_peak_kw":    "job_power_peak_hours_kw",
+	"job_power_offpeak_kw": "job_power_offpeak_hours_kw",
+}
+
 // metricsMap flattens a run's metrics under snake_case keys with units in
 // their names. Go's JSON encoder sorts map keys, so output is stable.
 func metricsMap(r *pwrt.Result) map[string]any {
+	out := metricsMapNew(r)
+	for old, cur := range deprecatedKeys {
+		out[old] = out[cur]
+	}
+	return out
+}
+
+func metricsMapNew(r *pwrt.Result) map[string]any {
 	m := r.Metrics
 	out := map[string]any{
 		"run_days": m.RunDays, "utilization": m.Utilization, "nodes": m.Nodes,
@@ -496,11 +569,11 @@ func metricsMap(r *pwrt.Result) map[string]any {
 		"energy_mwh": m.Energy / 3.6e9, "cost": m.Cost, "currency": m.Currency,
 		"wait_mean_s": m.WaitMean, "wait_q25_s": m.WaitQ25, "wait_q50_s": m.WaitQ50, "wait_q75_s": m.WaitQ75,
 		"wait_q90_s": m.WaitQ90, "wait_q99_s": m.WaitQ99, "wait_max_s": m.WaitMax,
-		"bsld_mean": m.BsldMean, "peak_power_kw": m.PeakPower / 1e3, "busy_node_hours": m.BusyNodeHours,
+		"bsld_mean": m.BsldMean, "power_max_kw": m.PeakPower / 1e3, "busy_node_hours": m.BusyNodeHours,
 		"saving": nil, "saving_pct": nil, "job_saving": nil, "job_saving_pct": nil, "inverse_pairs": nil,
 		"work_node_hours": m.WorkNodeHours, "job_cost": m.JobCost(), "budget_kw": nil,
 		"power_mean_kw": m.PowerMean / 1e3, "job_power_mean_kw": m.JobPowerMean / 1e3,
-		"power_peak_kw": nil, "power_offpeak_kw": nil, "job_power_peak_kw": nil, "job_power_offpeak_kw": nil,
+		"power_peak_hours_kw": nil, "power_offpeak_hours_kw": nil, "job_power_peak_hours_kw": nil, "job_power_offpeak_hours_kw": nil,
 	}
 	if m.HasSaving {
 		out["saving"], out["saving_pct"] = m.Saving, m.SavingPct
@@ -513,8 +586,8 @@ func metricsMap(r *pwrt.Result) map[string]any {
 		out["budget_kw"] = m.Budget / 1e3
 	}
 	if m.HasPeak {
-		out["power_peak_kw"], out["power_offpeak_kw"] = m.PowerPeak/1e3, m.PowerOffPeak/1e3
-		out["job_power_peak_kw"], out["job_power_offpeak_kw"] = m.JobPowerPeak/1e3, m.JobPowerOffPeak/1e3
+		out["power_peak_hours_kw"], out["power_offpeak_hours_kw"] = m.PowerPeak/1e3, m.PowerOffPeak/1e3
+		out["job_power_peak_hours_kw"], out["job_power_offpeak_hours_kw"] = m.JobPowerPeak/1e3, m.JobPowerOffPeak/1e3
 	}
 	for i, name := range pwrt.ComponentNames {
 		out["energy_"+name+"_mwh"] = m.EnergyBy[i] / 3.6e9
@@ -575,18 +648,38 @@ func renderCSV(w io.Writer, p *pwrt.Plan, results []*pwrt.Result) error {
 			}
 		}
 	}
+	// The columns are the union of every run's keys, sorted: runs differ
+	// (a base/peak contract has peak and base periods, a flat one a flat
+	// period), and a run without a key gets an empty cell.
 	var keys []string
+	seenKey := map[string]bool{}
 	for _, r := range results {
-		if r.Err == nil {
-			for k := range metricsMap(r) {
+		if r.Err != nil {
+			continue
+		}
+		for k := range metricsMap(r) {
+			if !seenKey[k] {
+				seenKey[k] = true
 				keys = append(keys, k)
 			}
-			break
 		}
 	}
 	sort.Strings(keys)
+	// A swept param named like another column (a param `nodes` beside the
+	// metric nodes) is written as param_NAME: one name, one column.
+	taken := map[string]bool{"experiment": true, "run": true, "error": true}
+	for _, k := range keys {
+		taken[k] = true
+	}
+	dimCols := make([]string, len(dims))
+	for i, d := range dims {
+		dimCols[i] = d
+		if taken[d] || strings.HasPrefix(d, "param_") {
+			dimCols[i] = "param_" + d
+		}
+	}
 	cw := csv.NewWriter(w)
-	header := append(append([]string{"experiment", "run"}, dims...), keys...)
+	header := append(append([]string{"experiment", "run"}, dimCols...), keys...)
 	header = append(header, "error")
 	if err := cw.Write(header); err != nil {
 		return err
@@ -634,13 +727,25 @@ func csvValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// writeJobsCSV writes per-job records: times in seconds on the trace's clock.
+// jobsCSVHeader names the columns of a --jobs file.
+const jobsCSVHeader = "id,submit,start,end,nodes,procs,walltime,wait,power_w,alloc,user,group,queue,partition\n"
+
+// writeJobsCSV writes per-job records: times in seconds on the trace's
+// clock; user, group, queue and partition empty where the trace has -1
+// (unknown).
 func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
-	b.WriteString("id,submit,start,end,nodes,procs,walltime,wait,power_w\n")
+	b.WriteString(jobsCSVHeader)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	known := func(v int) string {
+		if v == -1 {
+			return ""
+		}
+		return strconv.Itoa(v)
+	}
 	for _, j := range jobs {
 		b.WriteString(strconv.FormatInt(j.ID, 10))
-		for _, s := range []string{f(j.Submit), f(j.Start), f(j.End), strconv.Itoa(j.Nodes), strconv.Itoa(j.Procs), f(j.Walltime), f(j.Start - j.Submit), f(j.Power)} {
+		for _, s := range []string{f(j.Submit), f(j.Start), f(j.End), strconv.Itoa(j.Nodes), strconv.Itoa(j.Procs), f(j.Walltime),
+			f(j.Start - j.Submit), f(j.Power), strconv.Itoa(j.Alloc), known(j.User), known(j.Group), known(j.Queue), known(j.Partition)} {
 			b.WriteByte(',')
 			b.WriteString(s)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,6 +51,13 @@ func TestReplayMatchesReference(t *testing.T) {
 			for i, row := range rows[1:] {
 				id, _ := strconv.ParseInt(row[0], 10, 64)
 				start, _ := strconv.ParseFloat(row[2], 64)
+				j := jobs[i]
+				if got, trace := strings.Join(row[10:], ","), fmt.Sprintf("%s,%s,%s,%s", known(j.User), known(j.Group), known(j.Queue), known(j.Partition)); got != trace {
+					if bad < 5 {
+						t.Errorf("row %d: user,group,queue,partition = %s, the trace says %s", i+1, got, trace)
+					}
+					bad++
+				}
 				if id != jobs[i].ID || start != want[i] {
 					if bad < 5 {
 						t.Errorf("row %d: job %s starts at %s; the reference says job %d at %v", i+1, row[0], row[2], jobs[i].ID, want[i])
@@ -108,4 +116,12 @@ func TestKunkelBillingOnKTH(t *testing.T) {
 			t.Errorf("%s: mean wait under FCFS %.0f s is not far above EASY's %.0f s", k, fw, ew)
 		}
 	}
+}
+
+// known is how --jobs writes a trace field: empty for -1 (unknown).
+func known(v int) string {
+	if v == -1 {
+		return ""
+	}
+	return strconv.Itoa(v)
 }

@@ -132,8 +132,14 @@ func coversWeek(wins []Window) bool {
 	return true
 }
 
-func (bp *basePeak) Periods() []string { return []string{"peak", "base"} }
-func (bp *basePeak) Horizon() float64  { return inf }
+func (bp *basePeak) Periods() []string        { return []string{"peak", "base"} }
+func (bp *basePeak) Span() (float64, float64) { return -inf, inf }
+
+// fork returns a copy with a cache of its own, for a walk at other times
+// than the engine's (a trailing mean) that must not evict its chunk.
+func (bp *basePeak) fork() Tariff {
+	return &basePeak{c: bp.c, wins: bp.wins, price: bp.price, constant: bp.constant}
+}
 
 func (bp *basePeak) At(t float64) (float64, int, float64) {
 	switch {

@@ -56,8 +56,8 @@ func TestFlat(t *testing.T) {
 	if got := f.Periods(); len(got) != 1 || got[0] != "flat" {
 		t.Errorf("Periods() = %v", got)
 	}
-	if !math.IsInf(f.Horizon(), 1) {
-		t.Errorf("Horizon() = %v", f.Horizon())
+	if a, b := f.Span(); !math.IsInf(a, -1) || !math.IsInf(b, 1) {
+		t.Errorf("Span() = %v, %v", a, b)
 	}
 }
 
@@ -432,7 +432,7 @@ func TestBasePeakExtremes(t *testing.T) {
 	if got := tf.Periods(); len(got) != 2 || got[Peak] != "peak" || got[Base] != "base" {
 		t.Errorf("Periods() = %v", got)
 	}
-	if !math.IsInf(tf.Horizon(), 1) {
-		t.Errorf("Horizon() = %v", tf.Horizon())
+	if a, b := tf.Span(); !math.IsInf(a, -1) || !math.IsInf(b, 1) {
+		t.Errorf("Span() = %v, %v", a, b)
 	}
 }

@@ -153,3 +153,18 @@ func LoadLocation(name string) (*time.Location, error) {
 	}
 	return nil, fmt.Errorf("unknown time zone %q", name)
 }
+
+// ParseLocal reads a local date and time, "2006-01-02T15:04:05", in loc
+// (nil means UTC). A clock time skipped by a DST change moves later by the
+// gap and a repeated one takes its first occurrence, as peak window edges
+// do.
+func ParseLocal(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.Parse("2006-01-02T15:04:05", s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return clockTime(t.Year(), t.Month(), t.Day(), t.Hour()*3600+t.Minute()*60+t.Second(), loc), nil
+}

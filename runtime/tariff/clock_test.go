@@ -153,3 +153,23 @@ func TestClockTime(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLocal(t *testing.T) {
+	berlin := mustLoad(t, "Europe/Berlin")
+	for _, tc := range []struct{ in, want string }{
+		{"2017-01-01T00:00:00", "2016-12-31T23:00:00Z"},
+		{"2017-03-26T02:30:00", "2017-03-26T01:30:00Z"}, // skipped: moved later by the gap (03:30 CEST)
+		{"2017-10-29T02:30:00", "2017-10-29T00:30:00Z"}, // repeated: the first occurrence (CEST)
+	} {
+		got, err := ParseLocal(tc.in, berlin)
+		if err != nil || got.UTC().Format(time.RFC3339) != tc.want {
+			t.Errorf("%s: %v, %v; want %s", tc.in, got.UTC(), err, tc.want)
+		}
+	}
+	if got, err := ParseLocal("2017-01-01T05:00:00", nil); err != nil || got.Unix() != 1483246800 {
+		t.Errorf("nil zone: %v %v", got, err)
+	}
+	if _, err := ParseLocal("2017-02-30T00:00:00", berlin); err == nil {
+		t.Error("no error for February 30")
+	}
+}

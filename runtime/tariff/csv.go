@@ -11,21 +11,57 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // LineError is an error at a line of a price file. Line 0 means the file as
-// a whole (e.g. it holds no prices).
+// a whole (e.g. it holds no prices). Hint, when set, says how to fix it.
 type LineError struct {
 	File string
 	Line int
 	Msg  string
+	Hint string
 }
 
 func (e *LineError) Error() string {
+	s := e.At()
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// At is the error without its hint: "file:line: msg".
+func (e *LineError) At() string {
 	if e.Line <= 0 {
 		return e.File + ": " + e.Msg
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// TimeColumn is what the time column of a price file holds.
+type TimeColumn uint8
+
+// Time columns.
+const (
+	TimeDays  TimeColumn = iota // days, one hour = 1/24 (Kunkel et al.'s files); the default
+	TimeHours                   // hours, one hour = 1
+	TimeISO                     // ISO 8601 timestamps, e.g. 2016-12-30T00:00+01:00
+)
+
+var timeNames = [...]string{"days", "hours", "iso"}
+
+// String is the column's name in a scenario: days, hours or iso.
+func (t TimeColumn) String() string {
+	if int(t) < len(timeNames) {
+		return timeNames[t]
+	}
+	return fmt.Sprintf("TimeColumn(%d)", t)
+}
+
+// Format says how to read a price file.
+type Format struct {
+	Time TimeColumn
 }
 
 const (
@@ -35,19 +71,36 @@ const (
 	stepTol = 1e-6
 )
 
-// ReadPriceCSV reads an hourly price series. Accepted rows, all of one form:
+// ReadPriceCSV reads an hourly price series whose time column, if any, is
+// in days: ReadPrices with the default Format.
+func ReadPriceCSV(name string, r io.Reader) (*Series, error) {
+	return ReadPrices(name, r, Format{})
+}
+
+// ReadPrices reads an hourly price series. Accepted rows, all of one form:
 //
 //	index,time,price   e.g. "1",0.0416666666666667,0.144031956510207
 //	time,price
 //	price
 //
-// time is in days, price in currency/kWh; fields may be quoted and an
-// optional header line names the columns. Times must advance by exactly one
-// hour (1/24 d, tolerance 1e-6 d) from row to row; the absolute value of the
-// first time is not used: row k is hour k of the series, placed in time by
-// Hourly's start. Negative prices are valid (they occur in spot markets);
-// NaN and infinities are not. Errors are *LineError naming name and the line.
-func ReadPriceCSV(name string, r io.Reader) (*Series, error) {
+// The index is ignored; prices are numbers in the file's unit (the caller
+// scales them). Fields may be quoted and surrounded by blanks; blank lines
+// are skipped; a UTF-8 byte order mark is ignored. The first row is a
+// header, and skipped, when none of its fields is a number and each
+// non-empty one starts with a letter or `_`.
+//
+// The time column holds what f.Time says. In days (the default) or hours,
+// times must advance by exactly one hour from row to row (tolerance
+// 0.0864 s); their absolute value is not used: row k is hour k of the
+// series, placed in time by Hourly's start. ISO 8601 timestamps
+// (2016-12-30T00:00, a space for the T, optional seconds, optional Z or
+// UTC offset ±hh:mm, ±hhmm or ±hh) place the series themselves: see
+// Series.Start, which checks rows written in local time; rows with offsets
+// are checked here. All rows must have an offset, or none.
+//
+// Negative prices are valid (they occur in spot markets); NaN and
+// infinities are not. Errors are *LineError naming name and the line.
+func ReadPrices(name string, r io.Reader, f Format) (*Series, error) {
 	br := bufio.NewReader(r)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\uFEFF")) {
 		br.Discard(3)
@@ -55,9 +108,15 @@ func ReadPriceCSV(name string, r io.Reader) (*Series, error) {
 	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1 // counts are checked here, with clearer messages
 	cr.ReuseRecord = true
-	lineErr := func(line int, format string, args ...any) error {
+	lineErr := func(line int, format string, args ...any) *LineError {
 		return &LineError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
+	iso := f.Time == TimeISO
+	step, other, unit, otherName := hourDays, 1.0, "d", "hours"
+	if f.Time == TimeHours {
+		step, other, unit, otherName = 1, hourDays, "h", "days"
+	}
+	tol := stepTol * 24 * step
 
 	s := &Series{Name: name}
 	cols := 0 // columns per row, fixed by the header or the first row
@@ -88,6 +147,11 @@ func ReadPriceCSV(name string, r io.Reader) (*Series, error) {
 				return nil, lineErr(line, "expected 1, 2 or 3 columns (index, time, price), found %d", len(rec))
 			}
 			cols = len(rec)
+			if iso && cols == 1 {
+				e := lineErr(line, "`time iso` needs a time column, but the rows have 1 column")
+				e.Hint = "write rows as time,price or index,time,price"
+				return nil, e
+			}
 			if isHeader(rec) {
 				continue
 			}
@@ -97,15 +161,46 @@ func ReadPriceCSV(name string, r io.Reader) (*Series, error) {
 		}
 		if cols >= 2 {
 			text := rec[cols-2]
-			tm, err := parseFinite(text)
-			if err != nil {
-				return nil, lineErr(line, "time %s", err)
+			if iso {
+				st, err := parseStamp(text)
+				if err != nil {
+					e := lineErr(line, "time %s", err)
+					if _, nerr := parseFinite(text); nerr == nil {
+						e.Hint = "the time column holds numbers: write `time days` or `time hours` in the hourly block"
+					}
+					return nil, e
+				}
+				st.line = line
+				if len(s.stamps) > 0 && st.hasOff != s.stamps[0].hasOff {
+					has := "has no UTC offset"
+					if st.hasOff {
+						has = "has a UTC offset"
+					}
+					e := lineErr(line, "time %s %s, unlike line %d's (%s)", st, has, s.stamps[0].line, s.stamps[0])
+					e.Hint = "write every row with its offset, or none (then times are local)"
+					return nil, e
+				}
+				s.stamps = append(s.stamps, st)
+			} else {
+				tm, err := parseFinite(text)
+				if err != nil {
+					e := lineErr(line, "time %s", err)
+					if _, serr := parseStamp(text); serr == nil {
+						e.Hint = "the time column holds timestamps: write `time iso` in the hourly block"
+					}
+					return nil, e
+				}
+				if len(s.Prices) > 0 && math.Abs(tm-prevTime-step) > tol {
+					a, b := stepPair(prevTime, tm, step)
+					e := lineErr(line, "time %s %s does not follow %s %s by one hour", b, unit, a, unit)
+					if math.Abs(tm-prevTime-other) <= stepTol*24*other {
+						e.Hint = fmt.Sprintf("the times step by %s: if they count %s, write `time %s` in the hourly block",
+							trimZeros(strconv.FormatFloat(other, 'g', 6, 64)), otherName, otherName)
+					}
+					return nil, e
+				}
+				prevTime = tm
 			}
-			if len(s.Prices) > 0 && math.Abs(tm-prevTime-hourDays) > stepTol {
-				a, b := daysPair(prevTime, tm)
-				return nil, lineErr(line, "time %s d does not follow %s d by one hour", b, a)
-			}
-			prevTime = tm
 		}
 		p, err := parseFinite(rec[cols-1])
 		if err != nil {
@@ -116,18 +211,27 @@ func ReadPriceCSV(name string, r io.Reader) (*Series, error) {
 	if len(s.Prices) == 0 {
 		return nil, &LineError{File: name, Msg: "no prices"}
 	}
+	if s.Timed() && s.stamps[0].hasOff {
+		// Instants: the steps can be checked now, whatever the zone.
+		if _, err := s.Start(time.UTC); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
-// OpenPriceCSV reads the price file at path; the series is named path.
-func OpenPriceCSV(path string) (*Series, error) {
-	f, err := os.Open(path)
+// OpenPrices reads the price file at path; the series is named path.
+func OpenPrices(path string, f Format) (*Series, error) {
+	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadPriceCSV(path, f)
+	defer file.Close()
+	return ReadPrices(path, file, f)
 }
+
+// OpenPriceCSV reads the price file at path with the default Format.
+func OpenPriceCSV(path string) (*Series, error) { return OpenPrices(path, Format{}) }
 
 func plural(n int, what string) string {
 	if n == 1 {
@@ -175,10 +279,10 @@ func parseFinite(text string) (float64, error) {
 	return v, nil
 }
 
-// daysPair formats two times with enough decimals (at least 4) that the
-// rounding cannot hide why b does not follow a by one hour.
-func daysPair(a, b float64) (string, string) {
-	dev := math.Abs(b - a - hourDays)
+// stepPair formats two times with enough decimals (at least 4) that the
+// rounding cannot hide why b does not follow a by one step.
+func stepPair(a, b, step float64) (string, string) {
+	dev := math.Abs(b - a - step)
 	prec := 4
 	for prec < 17 && math.Pow10(-prec) >= dev/2 {
 		prec++

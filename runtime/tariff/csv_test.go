@@ -145,10 +145,11 @@ func TestRealPrices(t *testing.T) {
 			c := Clock{Epoch: 1027839845, Loc: mustLoad(t, "Europe/Stockholm")}
 			start := LocalMidnight(c, 0)
 			tf := Hourly(c, s, start)
-			if hz := tf.Horizon(); hz != c.Sim(start)+12000*3600 {
-				t.Errorf("Horizon() = %v", hz)
+			from, to := tf.Span()
+			if from != c.Sim(start) || to != c.Sim(start)+12000*3600 {
+				t.Errorf("Span() = %v, %v", from, to)
 			}
-			integral, _ := walkIntegral(tf, c.Sim(start), tf.Horizon())
+			integral, _ := walkIntegral(tf, from, to)
 			if rel := math.Abs(integral/3600-sum) / sum; rel > 1e-12 {
 				t.Errorf("∫ price dt = %v h·EUR/kWh, Σ prices = %v", integral/3600, sum)
 			}
@@ -179,6 +180,23 @@ func writeCSV(cols int, prices []float64, t0 float64) string {
 	return b.String()
 }
 
+// writeRows writes prices with a time column of the given kind (hours
+// from h0, or hourly UTC timestamps from 2017-01-01).
+func writeRows(f TimeColumn, prices []float64, h0 float64) string {
+	var b strings.Builder
+	b.WriteString("time,price\n")
+	t0 := time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC)
+	for k, p := range prices {
+		ps := strconv.FormatFloat(p, 'g', -1, 64)
+		if f == TimeISO {
+			fmt.Fprintf(&b, "%s,%s\n", t0.Add(time.Duration(k)*time.Hour).Format("2006-01-02T15:04Z07:00"), ps)
+		} else {
+			fmt.Fprintf(&b, "%s,%s\n", strconv.FormatFloat(h0+float64(k), 'g', 15, 64), ps)
+		}
+	}
+	return b.String()
+}
+
 func FuzzReadPriceCSV(f *testing.F) {
 	f.Add("\"\",\"time\",\"price\"\n\"1\",0.0416666666666667,0.144031956510207\n\"2\",0.0833333333333333,0.146068590625709\n")
 	f.Add("time,price\n0,0.1\n0.0416666666666667,-0.2\n")
@@ -188,39 +206,76 @@ func FuzzReadPriceCSV(f *testing.F) {
 	f.Add("\"1\"x,0,0.1\n")
 	f.Add("\"a\nb\",0,0.1\n")
 	f.Add("0x1p-3\n1_0\n")
+	f.Add("hour,price\n0,45.1\n1,47\n2,-3\n")
+	f.Add("time,price\n2017-01-01T00:00+01:00,45.1\n2017-01-01T01:00+01:00,47\n")
+	f.Add("1,2017-10-29 01:00,1\n2,2017-10-29 02:00,2\n3,2017-10-29 02:00,3\n4,2017-10-29 03:00,4\n")
+	f.Add("2017-03-26 02:00:00.000,1\n2017-03-26T03:00Z,2\n")
+	f.Add("2017-01-01 00:00:00 -0530,1\n2017-01-01 01:00:00 -0530,1\n")
+	berlin := mustLoad(f, "Europe/Berlin")
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := ReadPriceCSV("f.csv", strings.NewReader(in))
-		if err != nil {
-			var le *LineError
-			if !errors.As(err, &le) || le.File != "f.csv" || le.Line < 0 || !strings.HasPrefix(err.Error(), "f.csv") {
-				t.Fatalf("bad error %T %q", err, err)
-			}
-			return
-		}
-		if len(s.Prices) == 0 {
-			t.Fatal("empty series without error")
-		}
-		for _, p := range s.Prices {
-			if math.IsNaN(p) || math.IsInf(p, 0) {
-				t.Fatalf("price %v accepted", p)
-			}
-		}
-		// What was read survives a round trip through each format.
-		for cols := 1; cols <= 3; cols++ {
-			s2, err := ReadPriceCSV("g.csv", strings.NewReader(writeCSV(cols, s.Prices, 0.5)))
+		for _, tc := range []TimeColumn{TimeDays, TimeHours, TimeISO} {
+			s, err := ReadPrices("f.csv", strings.NewReader(in), Format{Time: tc})
 			if err != nil {
-				t.Fatalf("round trip with %d columns: %v", cols, err)
+				var le *LineError
+				if !errors.As(err, &le) || le.File != "f.csv" || le.Line < 0 || !strings.HasPrefix(err.Error(), "f.csv") {
+					t.Fatalf("%v: bad error %T %q", tc, err, err)
+				}
+				continue
 			}
-			if !slices.Equal(s2.Prices, s.Prices) {
-				t.Fatalf("round trip with %d columns: %v, want %v", cols, s2.Prices, s.Prices)
+			if len(s.Prices) == 0 {
+				t.Fatalf("%v: empty series without error", tc)
 			}
-		}
-		// And the series makes a usable tariff.
-		tf := Hourly(Clock{}, s, time.Unix(0, 0))
-		for k := -1; k <= len(s.Prices); k++ {
-			p, _, next := tf.At(float64(k)*3600 + 1)
-			if math.IsNaN(p) || !(next > float64(k)*3600+1) {
-				t.Fatalf("At(hour %d) = %v, next %v", k, p, next)
+			for _, p := range s.Prices {
+				if math.IsNaN(p) || math.IsInf(p, 0) {
+					t.Fatalf("%v: price %v accepted", tc, p)
+				}
+			}
+			if s.Timed() != (tc == TimeISO) {
+				t.Fatalf("%v: Timed() = %v", tc, s.Timed())
+			}
+			start := time.Unix(0, 0)
+			if s.Timed() {
+				var le *LineError
+				if _, err := s.Start(berlin); err != nil && !errors.As(err, &le) {
+					t.Fatalf("Start: %T %v", err, err)
+				}
+				st, err := s.Start(time.UTC)
+				if err != nil {
+					if !errors.As(err, &le) || le.Line <= 0 {
+						t.Fatalf("Start: %T %v", err, err)
+					}
+					continue
+				}
+				start = st
+			}
+			// What was read survives a round trip through each format.
+			for cols := 1; cols <= 3; cols++ {
+				s2, err := ReadPriceCSV("g.csv", strings.NewReader(writeCSV(cols, s.Prices, 0.5)))
+				if err != nil || !slices.Equal(s2.Prices, s.Prices) {
+					t.Fatalf("round trip with %d columns: %v, %v, want %v", cols, err, s2, s.Prices)
+				}
+			}
+			for _, f2 := range []TimeColumn{TimeHours, TimeISO} {
+				s2, err := ReadPrices("g.csv", strings.NewReader(writeRows(f2, s.Prices, -3)), Format{Time: f2})
+				if err != nil || !slices.Equal(s2.Prices, s.Prices) {
+					t.Fatalf("round trip in %v: %v, want %v", f2, err, s.Prices)
+				}
+			}
+			// And the series makes a usable tariff, whose integrals agree.
+			c := Clock{}
+			tf := Hourly(c, s, start)
+			s0, _ := tf.Span()
+			in := NewIntegrator(tf)
+			for k := -1; k <= len(s.Prices); k++ {
+				x := s0 + float64(k)*3600 + 1
+				p, _, next := tf.At(x)
+				if math.IsNaN(p) || !(next > x) {
+					t.Fatalf("At(hour %d) = %v, next %v", k, p, next)
+				}
+				a, b := Integral(tf, x, x+3599), in.Integral(x-7200, x+3599)
+				if (math.IsNaN(a) || math.IsNaN(b)) && slices.Max(s.Prices) < 1e300 && slices.Min(s.Prices) > -1e300 {
+					t.Fatalf("integral NaN at hour %d", k)
+				}
 			}
 		}
 	})

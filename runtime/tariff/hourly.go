@@ -5,12 +5,6 @@ import (
 	"time"
 )
 
-// Series is a sequence of hourly prices; Prices[0] is the first hour.
-type Series struct {
-	Name   string
-	Prices []float64
-}
-
 // hourly is immutable after construction, hence safe for concurrent use.
 type hourly struct {
 	start  float64   // sim time of hour 0
@@ -18,12 +12,16 @@ type hourly struct {
 	// runEnd[k] is the first index j > k with prices[j] != prices[k], or
 	// len(prices): it lets At skip hours that do not change the price.
 	runEnd []int32
+	// prefix[k] is Σ prices[:k], compensated, so prefix[n] is the sum of
+	// one cycle: integrals cost O(1).
+	prefix []float64
 }
 
 // Hourly returns a tariff following s: series hour k covers
-// [start + k h, start + (k+1) h). Before start the price of hour 0 applies;
-// after the last hour the series repeats cyclically, and Horizon reports
-// where the real data ends. Periods() = {"hourly"}.
+// [start + k h, start + (k+1) h). The series repeats cyclically in both
+// directions: hour k outside the file takes the price of hour k mod n.
+// Span reports where the real data is; callers decide whether a run may
+// use the hours outside it. Periods() = {"hourly"}.
 //
 // Hours are counted from a wall-clock instant, normally LocalMidnight of
 // the trace's first day, not from the first job's submission as schedsim
@@ -53,12 +51,24 @@ func Hourly(c Clock, s *Series, start time.Time) Tariff {
 			h.runEnd[k] = h.runEnd[k+1]
 		}
 	}
+	h.prefix = make([]float64, n+1)
+	var sum kahan
+	for k, p := range h.prices {
+		h.prefix[k] = sum.value()
+		sum.add(p)
+	}
+	h.prefix[n] = sum.value()
 	return h
 }
 
 func (h *hourly) Periods() []string { return []string{"hourly"} }
 
-func (h *hourly) Horizon() float64 { return h.start + 3600*float64(len(h.prices)) }
+func (h *hourly) Span() (float64, float64) {
+	return h.start, h.start + 3600*float64(len(h.prices))
+}
+
+// maxHours bounds the hour index At and integral compute (maxSim in hours).
+const maxHours = maxSim / 3600
 
 func (h *hourly) At(t float64) (float64, int, float64) {
 	n := int64(len(h.prices))
@@ -66,20 +76,18 @@ func (h *hourly) At(t float64) (float64, int, float64) {
 		return math.NaN(), 0, inf
 	}
 	x := (t - h.start) / 3600
-	if x < 0 {
-		// Before the start the series is extended backwards with hour 0.
-		return h.prices[0], 0, h.changeAfter(0, 0)
-	}
-	if x >= maxSim/3600 {
+	switch {
+	case x >= maxHours:
 		return h.prices[0], 0, inf
+	case x < -maxHours:
+		return h.prices[0], 0, h.start - maxSim // > t: the walk moves on
 	}
-	k := int64(x)
-	i, base := k, int64(0)
-	if k >= n {
-		i = k % n
-		base = k - i
+	k := int64(math.Floor(x))
+	i := k % n
+	if i < 0 {
+		i += n
 	}
-	next := h.changeAfter(i, base)
+	next := h.changeAfter(i, k-i)
 	if next <= t { // only if t is so large that hours lose precision
 		next = inf
 	}
@@ -102,4 +110,37 @@ func (h *hourly) changeAfter(i, base int64) float64 {
 		return h.start + 3600*float64(base+n+int64(h.runEnd[0]))
 	}
 	return inf // constant series
+}
+
+// integral is ∫ price dt over [a, b] for a < b, from the prefix sums: the
+// whole cycles between a and b, the whole hours of a partial cycle, and
+// the fractions of the first and last hours.
+func (h *hourly) integral(a, b float64) float64 {
+	n := len(h.prices)
+	if n == 0 {
+		return math.NaN()
+	}
+	ua, ub := (a-h.start)/3600, (b-h.start)/3600
+	if math.Abs(ua) >= maxHours || math.Abs(ub) >= maxHours {
+		return math.NaN()
+	}
+	qa, ka, fa := h.locate(ua)
+	qb, kb, fb := h.locate(ub)
+	// Σ over whole hours from (qa, ka) to (qb, kb), then the fractions.
+	hours := float64(qb-qa)*h.prefix[n] + (h.prefix[kb] - h.prefix[ka])
+	return 3600 * (hours + fb*h.prices[kb] - fa*h.prices[ka])
+}
+
+// locate splits u hours after the start into a cycle q, an hour k of the
+// series and the fraction f of that hour: u = q·n + k + f.
+func (h *hourly) locate(u float64) (q int64, k int, f float64) {
+	n := int64(len(h.prices))
+	abs := math.Floor(u)
+	f = u - abs
+	ka := int64(abs)
+	i := ka % n
+	if i < 0 {
+		i += n
+	}
+	return (ka - i) / n, int(i), f
 }

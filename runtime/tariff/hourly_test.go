@@ -18,15 +18,17 @@ func TestHourly(t *testing.T) {
 		price  float64
 		next   float64
 	}{
-		{"before start", []float64{1, 2, 3}, 0, 1, s0 + h},
-		{"long before start", []float64{1, 2, 3}, -1e9, 1, s0 + h},
+		{"before start: cyclic", []float64{1, 2, 3}, s0 - 0.5*h, 3, s0},
+		{"two hours before start", []float64{1, 2, 3}, s0 - 2*h, 2, s0 - h},
+		{"long before start", []float64{1, 2, 3}, s0 - 3e6*h - 1, 3, s0 - 3e6*h},
 		{"at start", []float64{1, 2, 3}, s0, 1, s0 + h},
 		{"inside hour 1", []float64{1, 2, 3}, s0 + 1.5*h, 2, s0 + 2*h},
 		{"last hour wraps to hour 0", []float64{1, 2, 3}, s0 + 2*h, 3, s0 + 3*h},
 		{"after end: cyclic", []float64{1, 2, 3}, s0 + 3*h, 1, s0 + 4*h},
 		{"after end: cyclic 2", []float64{1, 2, 3}, s0 + 3007*h + 5, 2, s0 + 3008*h},
 		{"equal hours merge", []float64{1, 1, 2, 2}, s0, 1, s0 + 2*h},
-		{"equal hours merge, before start", []float64{1, 1, 2, 2}, -5, 1, s0 + 2*h},
+		{"equal hours merge, before start", []float64{1, 1, 2, 2}, s0 - 5, 2, s0},
+		{"equal hours merge across the start", []float64{1, 1, 2, 1}, s0 - 5, 1, s0 + 2*h},
 		{"equal run wraps", []float64{2, 1, 2}, s0 + 2*h, 2, s0 + 4*h},
 		{"equal run wraps twice", []float64{2, 2, 1, 2, 2}, s0 + 3*h, 2, s0 + 7*h},
 		{"constant", []float64{5, 5, 5}, s0 + 10*h, 5, math.Inf(1)},
@@ -39,8 +41,8 @@ func TestHourly(t *testing.T) {
 		if p != tc.price || per != 0 || next != tc.next {
 			t.Errorf("%s: At(%v) = %v, %v, %v; want %v, 0, %v", tc.name, tc.at, p, per, next, tc.price, tc.next)
 		}
-		if hz := tf.Horizon(); hz != s0+float64(len(tc.prices))*h {
-			t.Errorf("%s: Horizon() = %v", tc.name, hz)
+		if a, b := tf.Span(); a != s0 || b != s0+float64(len(tc.prices))*h {
+			t.Errorf("%s: Span() = %v, %v", tc.name, a, b)
 		}
 	}
 	tf := Hourly(c, &Series{Prices: []float64{1, 2}}, start)

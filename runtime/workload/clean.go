@@ -78,16 +78,17 @@ func Clean(t *Trace, c Cleaning) ([]Job, CleanStats) {
 			st.RuntimeCapped++
 		}
 		jobs = append(jobs, Job{
-			ID:       r.ID,
-			Submit:   r.Submit,
-			Runtime:  runtime,
-			Walltime: walltime,
-			Procs:    procs,
-			Nodes:    nodes,
-			User:     r.User,
-			Group:    r.Group,
-			Queue:    r.Queue,
-			Line:     r.Line,
+			ID:        r.ID,
+			Submit:    r.Submit,
+			Runtime:   runtime,
+			Walltime:  walltime,
+			Procs:     procs,
+			Nodes:     nodes,
+			User:      r.User,
+			Group:     r.Group,
+			Queue:     r.Queue,
+			Partition: r.Partition,
+			Line:      r.Line,
 		})
 	}
 	st.Jobs = len(jobs)

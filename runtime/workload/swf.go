@@ -17,9 +17,9 @@ import (
 )
 
 // Record is one SWF data line, fields already parsed. -1 means unknown, as in
-// SWF. Fields pwrc never uses (CPU time, memory, executable, partition,
-// preceding job, think time) are checked to be numbers but not kept, so that
-// a 300k-job trace stays around 30 MB.
+// SWF. Fields pwrc never uses (CPU time, memory, executable, preceding job,
+// think time) are checked to be numbers but not kept, so that a 300k-job
+// trace stays around 30 MB.
 type Record struct {
 	ID         int64   // field 1, job number
 	Submit     float64 // field 2, s
@@ -32,6 +32,7 @@ type Record struct {
 	User       int     // field 12
 	Group      int     // field 13
 	Queue      int     // field 15
+	Partition  int     // field 16
 	Line       int     // 1-based line number in the file
 }
 
@@ -73,9 +74,24 @@ var fieldNames = [swfFields]string{
 	"partition", "preceding job", "think time",
 }
 
+// MaxTime bounds the times pwrc takes from a trace (submit, run and
+// requested time), in seconds: 317 years, beyond any real trace. Larger
+// values would make the simulation step through billions of hours (or
+// never advance, past the precision of a float64); and the wall clock, the
+// header's start time plus trace time, stays far within int64 seconds.
+const MaxTime = 1e10
+
+// timeFields are the 0-based indices of the fields bounded by MaxTime:
+// submit time, run time and requested time.
+var timeFields = [...]int{1, 3, 8}
+
+// maxStartTime bounds the header's UnixStartTime: about 3,000 years either
+// side of 1970.
+const maxStartTime = 1e11
+
 // intFields marks (bit k = field k+1) the fields stored as integers; a
 // fraction there is an error rather than something to round silently.
-const intFields uint32 = 1<<0 | 1<<4 | 1<<7 | 1<<10 | 1<<11 | 1<<12 | 1<<14
+const intFields uint32 = 1<<0 | 1<<4 | 1<<7 | 1<<10 | 1<<11 | 1<<12 | 1<<14 | 1<<15
 
 // OpenSWF reads the SWF file at path, plain or gzipped.
 func OpenSWF(path string, opt ReadOptions) (*Trace, error) {
@@ -544,6 +560,12 @@ func (p *parser) data(b []byte) string {
 			}
 		}
 	}
+	for _, k := range timeFields {
+		if v[k] > MaxTime {
+			return fmt.Sprintf("field %d (%s) is out of range: %q s is more than pwrc's limit of 1e10 s (317 years)", k+1, fieldNames[k],
+				clip(fieldToken(b, k)))
+		}
+	}
 	if len(p.cur) == cap(p.cur) {
 		p.newBlock()
 	}
@@ -559,6 +581,7 @@ func (p *parser) data(b []byte) string {
 		User:       int(v[11]),
 		Group:      int(v[12]),
 		Queue:      int(v[14]),
+		Partition:  int(v[15]),
 		Line:       p.line,
 	})
 	return ""
@@ -681,8 +704,8 @@ func (p *parser) header(b []byte) string {
 		}
 	case "UnixStartTime":
 		n, err := strconv.ParseInt(string(val), 10, 64)
-		if err != nil {
-			return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970), found %q", clip(val))
+		if err != nil || n > maxStartTime || n < -maxStartTime {
+			return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970, at most 1e11 either way), found %q", clip(val))
 		}
 		h.UnixStartTime, h.HasStartTime = n, true
 	case "TimeZone":

@@ -26,7 +26,7 @@ import (
 
 // line builds an SWF data line from the fields that matter, the rest -1.
 func line(id, submit, wait, run, alloc, req, reqTime string) string {
-	f := []string{id, submit, wait, run, alloc, "-1", "-1", req, reqTime, "-1", "1", "7", "3", "-1", "2", "-1", "-1", "-1"}
+	f := []string{id, submit, wait, run, alloc, "-1", "-1", req, reqTime, "-1", "1", "7", "3", "-1", "2", "4", "-1", "-1"}
 	return strings.Join(f, " ")
 }
 
@@ -64,8 +64,8 @@ func TestReadSWF(t *testing.T) {
 		"   15   599850 192180   3477    4     -1    -1    4  53940    -1  1  12  12  -1 -1 -1 -1 -1\n" +
 		"   16   600022  11940   2488   25     -1    -1   25   3600    -1  1  13  13  -1 -1 -1 -1 -1\n"
 	kthRecs := []Record{
-		{ID: 15, Submit: 599850, Wait: 192180, Runtime: 3477, AllocProcs: 4, ReqProcs: 4, ReqTime: 53940, Status: 1, User: 12, Group: 12, Queue: -1, Line: 8},
-		{ID: 16, Submit: 600022, Wait: 11940, Runtime: 2488, AllocProcs: 25, ReqProcs: 25, ReqTime: 3600, Status: 1, User: 13, Group: 13, Queue: -1, Line: 9},
+		{ID: 15, Submit: 599850, Wait: 192180, Runtime: 3477, AllocProcs: 4, ReqProcs: 4, ReqTime: 53940, Status: 1, User: 12, Group: 12, Queue: -1, Partition: -1, Line: 8},
+		{ID: 16, Submit: 600022, Wait: 11940, Runtime: 2488, AllocProcs: 25, ReqProcs: 25, ReqTime: 3600, Status: 1, User: 13, Group: 13, Queue: -1, Partition: -1, Line: 9},
 	}
 	kthHeader := Header{MaxNodes: 100, MaxProcs: 100, UnixStartTime: 843480031, HasStartTime: true,
 		TimeZoneString: "Europe/Stockholm", TimeZone: 3600, HasTimeZone: true}
@@ -90,20 +90,20 @@ func TestReadSWF(t *testing.T) {
 			wantErr: `x.swf:2: expected 18 fields, found 3`},
 		{name: "no final newline", in: strings.TrimSuffix(kth, "\n"), header: kthHeader, recs: kthRecs},
 		{name: "tabs and blanks between", in: "\n" + strings.ReplaceAll(line("1", "0", "5", "10", "2", "2", "60"), " ", "\t ") + "\n\n",
-			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2}}},
+			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 2}}},
 		{name: "decimals and exponents", in: line("2", "465.5", "5", "3362.25", "32", "32.0", "9e2") + "\n" + line("+3", "1.5e3", "-1", "1E1", "1", "1", ".5") + "\n",
 			recs: []Record{
-				{ID: 2, Submit: 465.5, Wait: 5, Runtime: 3362.25, AllocProcs: 32, ReqProcs: 32, ReqTime: 900, Status: 1, User: 7, Group: 3, Queue: 2, Line: 1},
-				{ID: 3, Submit: 1500, Wait: -1, Runtime: 10, AllocProcs: 1, ReqProcs: 1, ReqTime: 0.5, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2},
+				{ID: 2, Submit: 465.5, Wait: 5, Runtime: 3362.25, AllocProcs: 32, ReqProcs: 32, ReqTime: 900, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 1},
+				{ID: 3, Submit: 1500, Wait: -1, Runtime: 10, AllocProcs: 1, ReqProcs: 1, ReqTime: 0.5, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 2},
 			}},
-		{name: "long numbers", in: line("1", "12345678901234567890", "-0", "0.1000000000000000055511151231257827", "2", "0002", "1e-400"),
-			recs: []Record{{ID: 1, Submit: 12345678901234567890, Wait: 0, Runtime: 0.1, AllocProcs: 2, ReqProcs: 2, ReqTime: 0, Status: 1, User: 7, Group: 3, Queue: 2, Line: 1}}},
+		{name: "long numbers", in: line("1", "-0", "12345678901234567890", "0.1000000000000000055511151231257827", "2", "0002", "1e-400"),
+			recs: []Record{{ID: 1, Submit: 0, Wait: 12345678901234567890, Runtime: 0.1, AllocProcs: 2, ReqProcs: 2, ReqTime: 0, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 1}}},
 		{name: "header keys exact", in: "; maxnodes: 5\n; MaxNodesX: 7\n;MaxNodes:9\n;  TimeZoneString :  US/Pacific  \n",
 			header: Header{MaxNodes: 9, TimeZoneString: "US/Pacific"}},
 		{name: "header negative zone and start", in: "; TimeZone: -28800\n; UnixStartTime: -5\n",
 			header: Header{TimeZone: -28800, HasTimeZone: true, UnixStartTime: -5, HasStartTime: true}},
 		{name: "comment after data", in: line("1", "0", "5", "10", "2", "2", "60") + "\n; MaxNodes: 4\n", header: Header{MaxNodes: 4},
-			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 1}}},
+			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 1}}},
 
 		{name: "not a number", in: "; x\n" + line("1", "0", "5", "abc", "2", "2", "60"), wantErr: `x.swf:2: field 4 (run time) is not a number: "abc"`},
 		{name: "too few fields", in: "1 2 3 4 5 6 7 8 9 10 11 12\n", wantErr: "x.swf:1: expected 18 fields, found 12"},
@@ -117,8 +117,18 @@ func TestReadSWF(t *testing.T) {
 		{name: "lone sign", in: line("1", "0", "-", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "-"`},
 		{name: "two dots", in: line("1", "0", "1.2.3", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "1.2.3"`},
 		{name: "fraction in integer field", in: line("1", "0", "5", "10", "2.5", "2", "60"), wantErr: `x.swf:1: field 5 (allocated procs) is not an integer in range: "2.5"`},
+		{name: "fraction in partition", in: strings.Replace(line("1", "0", "5", "10", "2", "2", "60"), " 2 4 ", " 2 4.5 ", 1),
+			wantErr: `x.swf:1: field 16 (partition) is not an integer in range: "4.5"`},
 		{name: "huge integer field", in: line("1", "0", "5", "10", "9999999999", "2", "60"), wantErr: `field 5 (allocated procs) is not an integer in range: "9999999999"`},
 		{name: "huge job number", in: line("1e300", "0", "5", "10", "2", "2", "60"), wantErr: `field 1 (job number) is not an integer in range`},
+		// Times past 317 years would have the engine step through billions
+		// of hours, or stall where a float64 cannot add an hour.
+		{name: "huge submit time", in: line("1", "1e15", "5", "10", "2", "2", "60"), wantErr: `x.swf:1: field 2 (submit time) is out of range: "1e15" s is more than pwrc's limit of 1e10 s (317 years)`},
+		{name: "huge run time", in: line("1", "0", "5", "10000000001", "2", "2", "60"), wantErr: `field 4 (run time) is out of range: "10000000001" s`},
+		{name: "huge requested time", in: line("1", "0", "5", "10", "2", "2", "1e300"), wantErr: `field 9 (requested time) is out of range: "1e300" s`},
+		{name: "times at the limit", in: line("1", "1e10", "5", "1e10", "2", "2", "1e10"),
+			recs: []Record{{ID: 1, Submit: 1e10, Wait: 5, Runtime: 1e10, AllocProcs: 2, ReqProcs: 2, ReqTime: 1e10, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 1}}},
+		{name: "start time too far", in: "; UnixStartTime: 9223372036854775807\n", wantErr: `header UnixStartTime: want an integer (seconds since 1970, at most 1e11 either way), found "9223372036854775807"`},
 		{name: "semicolon inside data", in: line("1", "0", "5", "10", "2", "2", "60") + " ;c", wantErr: "expected 18 fields, found 19"},
 		{name: "nul byte", in: line("1", "0", "5", "1\x000", "2", "2", "60"), wantErr: `field 4 (run time) is not a number: "1\x000"`},
 		{name: "long token clipped", in: line("1", "0", "5", strings.Repeat("9", 30)+"x"+strings.Repeat("9", 100), "2", "2", "60"),
@@ -135,12 +145,12 @@ func TestReadSWF(t *testing.T) {
 			in: "; MaxNodes: x\n" + line("1", "0", "5", "10", "2", "2", "60") + "\n1 2 3\n" +
 				line("2", "0", "5", "abc", "2", "2", "60") + "\n" + line("3", "0", "5", "10", "2", "2", "60") + "\n",
 			recs: []Record{
-				{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 2},
-				{ID: 3, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 5},
+				{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 2},
+				{ID: 3, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 5},
 			}, bad: 3, first: []int{1, 3, 4}},
 		{name: "skip keeps first five", opt: ReadOptions{SkipBadLines: true},
 			in:   strings.Repeat("x\n", 8) + line("9", "0", "5", "10", "2", "2", "60") + "\n",
-			recs: []Record{{ID: 9, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Line: 9}},
+			recs: []Record{{ID: 9, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 9}},
 			bad:  8, first: []int{1, 2, 3, 4, 5}},
 	}
 	for _, tc := range tests {
@@ -341,8 +351,8 @@ func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
 			}
 		case "UnixStartTime":
 			v, err := strconv.ParseInt(val, 10, 64)
-			if err != nil {
-				return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970), found %q", clipS(val))
+			if err != nil || v > 1e11 || v < -1e11 {
+				return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970, at most 1e11 either way), found %q", clipS(val))
 			}
 			h.UnixStartTime, h.HasStartTime = v, true
 		case "TimeZone":
@@ -373,7 +383,7 @@ func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
 		}
 		v[k] = x
 	}
-	for _, k := range []int{0, 4, 7, 10, 11, 12, 14} {
+	for _, k := range []int{0, 4, 7, 10, 11, 12, 14, 15} {
 		lim := float64(math.MaxInt32)
 		if k == 0 {
 			lim = 1 << 53
@@ -382,9 +392,14 @@ func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
 			return fmt.Sprintf("field %d (%s) is not an integer in range: %q", k+1, fieldNames[k], clip([]byte(fields[k])))
 		}
 	}
+	for _, k := range []int{1, 3, 8} {
+		if v[k] > 1e10 {
+			return fmt.Sprintf("field %d (%s) is out of range: %q s is more than pwrc's limit of 1e10 s (317 years)", k+1, fieldNames[k], clip([]byte(fields[k])))
+		}
+	}
 	tr.Records = append(tr.Records, Record{ID: int64(v[0]), Submit: v[1], Wait: v[2], Runtime: v[3],
 		AllocProcs: int(v[4]), ReqProcs: int(v[7]), ReqTime: v[8], Status: int(v[10]), User: int(v[11]),
-		Group: int(v[12]), Queue: int(v[14]), Line: n})
+		Group: int(v[12]), Queue: int(v[14]), Partition: int(v[15]), Line: n})
 	return ""
 }
 

@@ -175,14 +175,15 @@ func Generate(s Synthetic) []Job {
 			walltime = math.Min(roundUp(float64(runtime*over), walltimeStep), wallCap)
 		}
 		jobs[i] = Job{
-			ID:       int64(i + 1),
-			Runtime:  runtime,
-			Walltime: walltime,
-			Procs:    nodes,
-			Nodes:    nodes,
-			User:     user,
-			Group:    (user-1)/usersPerGrp + 1,
-			Queue:    -1,
+			ID:        int64(i + 1),
+			Runtime:   runtime,
+			Walltime:  walltime,
+			Procs:     nodes,
+			Nodes:     nodes,
+			User:      user,
+			Group:     (user-1)/usersPerGrp + 1,
+			Queue:     -1,
+			Partition: -1,
 		}
 		work += float64(float64(nodes) * runtime)
 	}

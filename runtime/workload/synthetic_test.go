@@ -75,7 +75,7 @@ func TestGenerateModel(t *testing.T) {
 			users := map[int]int{}
 			for i, j := range jobs {
 				if j.ID != int64(i+1) || j.Line != 0 || j.Procs != j.Nodes || j.Nodes < 1 || j.Nodes > s.Nodes ||
-					j.Runtime < 1 || j.Walltime < j.Runtime || j.User < 1 || j.Group < 1 || j.Queue != -1 {
+					j.Runtime < 1 || j.Walltime < j.Runtime || j.User < 1 || j.Group < 1 || j.Queue != -1 || j.Partition != -1 {
 					t.Fatalf("job %+v", j)
 				}
 				for _, v := range []float64{j.Submit, j.Runtime, j.Walltime} {

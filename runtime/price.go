@@ -1,0 +1,154 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+
+	"github.com/pwrc/pwrc/runtime/tariff"
+)
+
+// maxPastWindow bounds the window of price.mean_past: 10 years.
+const maxPastWindow = 3650 * 86400.0
+
+// initPrice sets what rules see of the contract's price besides price.now:
+// price.mean, the mean price from the first to the last submission (known
+// in advance, hence an oracle, but the same for every policy), and
+// price.mean_past(w), the mean over the last w seconds, which a real
+// scheduler can know.
+func (s *sim) initPrice() {
+	s.priceMean = math.NaN()
+	if len(s.jobs) > 0 {
+		first, last := math.Inf(1), math.Inf(-1)
+		for i := range s.jobs {
+			first = math.Min(first, s.jobs[i].Submit)
+			last = math.Max(last, s.jobs[i].Submit)
+		}
+		s.priceMean = tariff.Mean(s.tar, first, last)
+	}
+	s.env.Price.MeanPast = s.meanPast()
+}
+
+// meanPast returns price.mean_past for this run: the mean price over
+// [now − w, now], or from the start of an hourly series if that is later
+// (at or before it, the price now). The last answer is kept, since a rule
+// asks the same for every waiting job of a pass.
+func (s *sim) meanPast() func(float64) float64 {
+	in := tariff.NewIntegrator(s.tar)
+	known, _ := s.tar.Span()
+	lastT, lastW, lastV := math.NaN(), math.NaN(), 0.0
+	return func(w float64) float64 {
+		if !(w > 0 && w <= maxPastWindow) {
+			panic(fmt.Errorf("price.mean_past(%v): the window must be more than 0 s and at most 10 years (%.0f s)", w, maxPastWindow))
+		}
+		t := s.now
+		if t == lastT && w == lastW {
+			return lastV
+		}
+		a := math.Max(t-w, known)
+		v := in.Mean(math.Min(a, t), t)
+		lastT, lastW, lastV = t, w, v
+		return v
+	}
+}
+
+// readsPriceMean matches price.mean in a rule, not price.mean_past.
+var readsPriceMean = regexp.MustCompile(`\bprice\s*\??\.\s*mean\b`)
+
+// ReadsPriceMean reports whether one of the policy's rules reads
+// price.mean, which knows prices the run has not reached yet (an oracle).
+func (p *Policy) ReadsPriceMean() bool {
+	var while *Expr
+	if p.Budget != nil {
+		while = p.Budget.While
+	}
+	for _, e := range []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, while} {
+		if e != nil && readsPriceMean.MatchString(e.Source) {
+			return true
+		}
+	}
+	return false
+}
+
+// priceOracleNote says when a policy's rules read price.mean.
+func priceOracleNote(p *Policy) string {
+	if !p.ReadsPriceMean() {
+		return ""
+	}
+	return fmt.Sprintf("policy %s: price.mean is the mean price from the first to the last submission, "+
+		"future prices included: an oracle no real scheduler has (price.mean_past(86400), the mean over the past day, is one it has)", p.Name)
+}
+
+// span returns the sim times the run was simulated over: from the first
+// submission (or the accounting window's start, if earlier) to the end.
+func (s *sim) span() (float64, float64) {
+	from := s.firstT
+	if s.windowed && s.accFrom < from {
+		from = s.accFrom
+	}
+	return from, s.now
+}
+
+// priceCoverage checks that the contract's prices cover the sim times
+// [from, to] a run used. An hourly series that does not is an error,
+// unless the contract says `repeat`: then the note says what was priced by
+// repeating the series.
+func priceCoverage(k *Contract, clock tariff.Clock, tar tariff.Tariff, from, to float64) (string, error) {
+	lo, hi := tar.Span()
+	before, after := lo-from, to-hi
+	if before <= 0 && after <= 0 {
+		return "", nil
+	}
+	at := func(t float64) string { return clock.Time(t).Format("2006-01-02 15:04 MST") }
+	file := filepath.Base(k.Prices)
+	series := fmt.Sprintf("%s: %s of prices from %s", file, duration(hi-lo), at(lo))
+	if k.Repeat {
+		// The same words for every run that needs it, so a table says it once.
+		var side string
+		switch {
+		case before > 0 && after > 0:
+			side = "before its hourly prices start and after they end"
+		case before > 0:
+			side = "before its hourly prices start"
+		default:
+			side = "after its hourly prices end"
+		}
+		return fmt.Sprintf("contract %s: hours %s (%s to %s) are priced by repeating the series (`repeat`)",
+			k.Name, side, series, at(hi)), nil
+	}
+	var why string
+	switch {
+	case hi <= from:
+		why = fmt.Sprintf("they end at %s, before the run starts (%s)", at(hi), at(from))
+	case lo >= to && to > from:
+		why = fmt.Sprintf("they start at %s, after the run ends (%s)", at(lo), at(to))
+	case before > 0 && after > 0:
+		why = fmt.Sprintf("they start %s after the run (%s) and end %s before it (%s)", duration(before), at(from), duration(after), at(to))
+	case before > 0:
+		why = fmt.Sprintf("they start %s after the run starts (%s)", duration(before), at(from))
+	default:
+		why = fmt.Sprintf("they end at %s, %s before the run ends (%s)", at(hi), duration(after), at(to))
+	}
+	var fix string
+	switch {
+	case k.PriceFormat.Time == tariff.TimeISO:
+		fix = "use a series whose timestamps cover the run"
+	case hi <= from || (lo >= to && to > from):
+		fix = "check the series' `start` in the hourly block"
+	case before > 0:
+		fix = "give the series an earlier `start` in the hourly block"
+	default:
+		fix = "use a longer series"
+	}
+	return "", fmt.Errorf("contract %s: the hourly prices (%s) do not cover the run: %s; %s, or add `repeat` to the hourly block to reuse the series cyclically",
+		k.Name, series, why, fix)
+}
+
+// duration formats seconds as hours below two days, else days.
+func duration(sec float64) string {
+	if sec < 2*86400 {
+		return fmt.Sprintf("%.1f hours", sec/3600)
+	}
+	return fmt.Sprintf("%.1f days", sec/86400)
+}
