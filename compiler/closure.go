@@ -255,8 +255,40 @@ func (cc *closureCompiler) num(n ast.Node) numFn {
 		return choose(cc.cond(x.Cond), cc.num(x.Exp1), cc.num(x.Exp2))
 	case *ast.BuiltinNode:
 		return cc.builtin(x)
+	case *ast.CallNode:
+		return cc.call(x)
 	}
 	return nil
+}
+
+// call compiles price.mean_past(w), the one call on the environment. A
+// bad window panics in the runtime with an error; it becomes the rule's
+// EvalError, as the VM reports it.
+func (cc *closureCompiler) call(x *ast.CallNode) numFn {
+	m, ok := x.Callee.(*ast.MemberNode)
+	if !ok || m.Optional || len(x.Arguments) != 1 || !isFloat(x) {
+		return nil
+	}
+	root, ok1 := m.Node.(*ast.IdentifierNode)
+	prop, ok2 := m.Property.(*ast.StringNode)
+	if !ok1 || !ok2 || root.Value != "price" || prop.Value != "mean_past" {
+		return nil
+	}
+	w := cc.num(x.Arguments[0])
+	if w == nil {
+		return nil
+	}
+	return func(e *runtime.Env) (v float64) {
+		defer func() {
+			if r := recover(); r != nil {
+				if err, ok := r.(error); ok {
+					cc.fail(err)
+				}
+				panic(r)
+			}
+		}()
+		return e.Price.MeanPast(w(e))
+	}
 }
 
 // arith compiles + - * / ** ^ whose result is a float. With an int

@@ -179,6 +179,15 @@ func randomEnv(r *rand.Rand) *runtime.Env {
 		}
 	}
 	fill(ev)
+	// price.mean_past: a function of the window that fails, as the
+	// runtime's does, outside 0 < w ≤ 10 years.
+	base := env.Price.Now
+	env.Price.MeanPast = func(w float64) float64 {
+		if !(w > 0 && w <= 10*365*86400) {
+			panic(fmt.Errorf("price.mean_past(%v): bad window", w))
+		}
+		return base + math.Mod(w, 7)
+	}
 	return env
 }
 
@@ -278,6 +287,7 @@ var closureRules = []string{
 	"job.id", "job.user", "job.group", "job.queue", "job.submit", "job.wait", "job.nodes", "job.procs",
 	"job.runtime", "job.walltime", "job.estimate", "job.power", "job.power_per_node",
 	"now.seconds", "now.hour", "now.weekday", "now.day", "price.now", "price.mean",
+	"price.mean_past(3600)", "price.now < price.mean_past(job.wait) * 1.1",
 	"system.nodes", "system.free", "system.idle", "system.off", "system.busy", "system.power", "system.queue",
 	// arithmetic on ints, floats and both
 	"job.nodes + job.procs", "job.nodes - job.procs", "job.nodes * job.procs", "job.nodes / job.procs",

@@ -314,6 +314,18 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 		d.Summary = fmt.Sprintf("unknown name `%s` in rule", name)
 		d.Detail = "Rules can use " + strings.Join(quoteAll(envRoots), ", ") + " and expr's built-in functions."
 		d.Suggest = lang.Suggest(name, envRoots)
+	case strings.Contains(msg, " has no method "):
+		i := strings.Index(msg, " has no method ")
+		name := msg[i+len(" has no method "):]
+		root := rootBefore(src, fe.From)
+		if fields, ok := envFields[root]; ok {
+			d.Summary = fmt.Sprintf("`%s` has no function `%s`", root, name)
+			d.Suggest = lang.Suggest(name, fields)
+			d.Detail = fmt.Sprintf("Fields of `%s`: %s.", root, strings.Join(fields, ", "))
+		}
+	case strings.Contains(msg, "func(float64) float64"):
+		d.Summary = "`price.mean_past` is a function: call it with a window in seconds"
+		d.Detail = "Write e.g. `price.mean_past(86400)` for the mean price over the past day."
 	case strings.Contains(msg, " has no field "):
 		i := strings.Index(msg, " has no field ")
 		field := msg[i+len(" has no field "):]

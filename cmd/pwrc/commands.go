@@ -303,6 +303,9 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 			if a := r.Account; a != nil {
 				fmt.Fprintf(w, "; accounted %s .. %s", a.From, a.To)
 			}
+			if r.Policy.ReadsPriceMean() {
+				fmt.Fprint(w, "; reads price.mean (an oracle: it knows future prices)")
+			}
 			if len(r.DependsOn) > 0 {
 				var names []string
 				for _, d := range r.DependsOn {
