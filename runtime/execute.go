@@ -216,7 +216,21 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 	if len(jobs) > 0 {
 		first = jobs[0].Submit
 	}
-	tar, notes, err := tariffFor(run, clock, first, ld)
+	// The accounting window is placed first: a run accounted from before
+	// its first job needs prices from then, so an hourly series starts at
+	// local midnight of the window's first day by default.
+	var opts []simOption
+	priceFrom := first
+	if a := run.Account; a != nil && len(jobs) > 0 {
+		from, to, err := a.resolve(clock, first)
+		if err != nil {
+			res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+			return res
+		}
+		opts = append(opts, accountOver(from, to))
+		priceFrom = math.Min(first, from)
+	}
+	tar, notes, err := tariffFor(run, clock, priceFrom, ld)
 	if err != nil {
 		res.Err = err
 		return res
@@ -230,15 +244,6 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 	}
 	res.Notes = append(res.Notes, notes...)
 	pw := jobPowers(jobs, run.Workload.Power, &m)
-	var opts []simOption
-	if a := run.Account; a != nil && len(jobs) > 0 {
-		from, to, err := a.resolve(clock, jobs[0].Submit)
-		if err != nil {
-			res.Err = fmt.Errorf("run %s: %w", run.Name, err)
-			return res
-		}
-		opts = append(opts, accountOver(from, to))
-	}
 	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar, opts...)
 	if err != nil {
 		res.Err = fmt.Errorf("run %s: %w", run.Name, err)

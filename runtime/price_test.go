@@ -386,14 +386,21 @@ func TestHourlySeriesAndAccountWindow(t *testing.T) {
 	trace := priceTrace(t, 10, 3600, 1800) // 2017-01-01 00:00 .. 09:30
 	k := Contract{Name: "spot", Kind: Hourly, Currency: "EUR", Prices: priceFile(t, rampPrices(48))}
 	run := priceRun(trace, k, Policy{Name: "easy", Backfill: EASY})
+	// A window from 3 h before the first job: the series starts at local
+	// midnight of the window's first day, 2016-12-31, and covers it.
 	run.Account = &Window{From: Instant{Offset: -3 * 3600}, To: Instant{Offset: 86400}}
+	if res := execOne(t, run); res.Err != nil {
+		t.Errorf("a 48-hour series from the window's first midnight covers it: %v", res.Err)
+	}
+	// A window past the series' 48 hours: an error, or a note with repeat.
+	run.Account = &Window{From: Instant{Offset: -3 * 3600}, To: Instant{Offset: 3 * 86400}}
 	res := execOne(t, run)
-	if res.Err == nil || !strings.Contains(res.Err.Error(), "they start 3.0 hours after the run starts (2016-12-31 21:00 UTC)") {
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "they end at 2017-01-02 00:00 UTC") {
 		t.Errorf("error %v", res.Err)
 	}
 	run.Contract.Repeat = true
 	res = execOne(t, run)
-	if res.Err != nil || len(res.Notes) == 0 || !strings.Contains(res.Notes[len(res.Notes)-1], "hours before its hourly prices start") {
+	if res.Err != nil || len(res.Notes) == 0 || !strings.Contains(res.Notes[len(res.Notes)-1], "after its hourly prices end") {
 		t.Errorf("error %v, notes %q", res.Err, res.Notes)
 	}
 }
