@@ -224,7 +224,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 	if a := run.Account; a != nil && len(jobs) > 0 {
 		from, to, err := a.resolve(clock, first)
 		if err != nil {
-			res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+			res.Err = err // the run is named wherever its error is shown
 			return res
 		}
 		opts = append(opts, accountOver(from, to))
@@ -239,14 +239,14 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 	m := run.Machine
 	budget, notes, err := budgetFor(run, baseline, tar)
 	if err != nil {
-		res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+		res.Err = err // the run is named wherever its error is shown
 		return res
 	}
 	res.Notes = append(res.Notes, notes...)
 	pw := jobPowers(jobs, run.Workload.Power, &m)
 	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar, opts...)
 	if err != nil {
-		res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+		res.Err = err // the run is named wherever its error is shown
 		return res
 	}
 	if keepStarts {
@@ -260,7 +260,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 		from, to := s.span()
 		note, err := priceCoverage(&run.Contract, clock, tar, from, to)
 		if err != nil {
-			res.Err = fmt.Errorf("run %s: %w", run.Name, err)
+			res.Err = err // the run is named wherever its error is shown
 			return res
 		}
 		if note != "" {
@@ -463,6 +463,11 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		return workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
 	})
 	if err != nil {
+		if w.Where != "" {
+			// Name the scenario line that names the file: with a sweep of
+			// traces, or a --set path, the file alone may not say which.
+			err = fmt.Errorf("%w (the trace named at %s)", err, w.Where)
+		}
 		return nil, info, err
 	}
 	info.Records, info.BadLines, info.FirstBad = len(tr.Records), tr.BadLines, tr.FirstBad

@@ -188,11 +188,9 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				return err
 			}
 			failed := 0
-			for _, r := range results {
-				if r.Err != nil {
-					failed++
-					fmt.Fprintf(stderr, "pwrc: run %s failed: %v\n", r.Run.Name, r.Err)
-				}
+			for _, f := range failures(results) {
+				failed += len(f.runs)
+				fmt.Fprintf(stderr, "pwrc: %s failed: %s\n", runList(f.runs), f.msg)
 			}
 			head := newManifest(args[0], experiment, sets, res, results)
 			if err := out.writeDirs(ctx, head, results, stderr); err != nil {

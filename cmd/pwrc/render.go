@@ -398,7 +398,13 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 			}
 		}
 	}
-	if n := accountNote(rs); n != "" {
+	var ok []*pwrt.Result
+	for _, r := range rs {
+		if r.Err == nil {
+			ok = append(ok, r)
+		}
+	}
+	if n := accountNote(ok); n != "" {
 		notes = append(notes, n)
 	}
 	has := func(keys ...string) bool {
@@ -420,10 +426,12 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 	if has("inverse_pairs") && e.Baseline != nil {
 		notes = append(notes, fmt.Sprintf("Inverse pairs: pairs of jobs that start in the opposite order with %s %s (ties not counted).", e.Baseline.Dim, e.Baseline.Value))
 	}
+	for _, f := range failures(rs) {
+		notes = append(notes, fmt.Sprintf("%s failed: %s", capitalize(runList(f.runs)), f.msg))
+	}
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if r.Err != nil {
-			notes = append(notes, fmt.Sprintf("Run %s failed: %v", r.Run.Name, r.Err))
 			continue
 		}
 		if s := cleaningNote(r.Workload); s != "" && !seen[s] {
@@ -441,6 +449,46 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 	}
 	return notes
 }
+
+// failure is one error message and the runs that failed with it: a
+// missing file fails every run that reads it, and is said once.
+type failure struct {
+	msg  string
+	runs []string
+}
+
+// failures groups failed runs by message, in the order they first fail.
+func failures(rs []*pwrt.Result) []failure {
+	var out []failure
+	at := map[string]int{}
+	for _, r := range rs {
+		if r.Err == nil {
+			continue
+		}
+		msg := r.Err.Error()
+		i, ok := at[msg]
+		if !ok {
+			i = len(out)
+			at[msg] = i
+			out = append(out, failure{msg: msg})
+		}
+		out[i].runs = append(out[i].runs, r.Run.Name)
+	}
+	return out
+}
+
+// runList names runs: "run a", "runs a and b", "runs a, b and 3 others".
+func runList(names []string) string {
+	switch {
+	case len(names) == 1:
+		return "run " + names[0]
+	case len(names) <= 4:
+		return "runs " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return fmt.Sprintf("runs %s and %d others", strings.Join(names[:3], ", "), len(names)-3)
+}
+
+func capitalize(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // hasParam reports whether a run takes the swept dimension dim.
 func hasParam(r *pwrt.Run, dim string) bool {
