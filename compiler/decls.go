@@ -292,6 +292,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 		return runtime.Policy{}, false
 	}
 	p := runtime.Policy{Name: d.name, Depth: 1000, Window: 10}
+	var admitAt *lang.Stmt
 	before := c.errs()
 	rule := func(dst **runtime.Expr, kind exprKind) func(*lang.Stmt) {
 		return func(s *lang.Stmt) {
@@ -306,6 +307,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 			{name: "priority", usage: "priority job.wait / job.walltime", decode: rule(&p.Priority, numExpr)},
 			{name: "admit", usage: "admit !peak || job.nodes <= 16", decode: func(s *lang.Stmt) {
 				rule(&p.Admit, boolExpr)(s)
+				admitAt = s
 				if p.Admit != nil && !p.Admit.Deps.Dynamic() && b == nil {
 					_, r := c.file(s).ArgsSource(s, 0)
 					c.diags.Warnf(r, "this admit rule depends only on fixed job attributes").
@@ -387,6 +389,13 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 					}
 				}
 			}},
+			{name: "interval", usage: "interval 1 min", decode: func(s *lang.Stmt) {
+				if c.args(s, 1, 1, "interval 1 min") {
+					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "interval"); ok {
+						p.Interval = v
+					}
+				}
+			}},
 			{name: "window", usage: "window 10", decode: func(s *lang.Stmt) {
 				if c.args(s, 1, 1, "window 10") {
 					if n, ok := c.count(s.Args[0], b, "window", 1); ok {
@@ -413,6 +422,11 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 				})
 			}},
 		})
+	}
+	if b == nil && p.Admit != nil && p.Admit.Deps&runtime.DepWait != 0 && p.Interval == 0 && admitAt != nil {
+		_, r := c.file(admitAt).ArgsSource(admitAt, 0)
+		c.diags.Warnf(r, "this admit rule reads `job.wait`, but passes run only when something happens").
+			With("A job's wait grows between events, so the rule may admit it long after it could; add `interval 1 min` to the policy to re-check as a scheduler's cycle does.")
 	}
 	if p.Budget == nil && p.Select == runtime.SelectKnapsack && b == nil {
 		c.diags.Warnf(d.stmt.Args[0].Range(), "%s selects by knapsack but has no `budget`", what(d)).

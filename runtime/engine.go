@@ -290,6 +290,12 @@ func (s *sim) loop() error {
 				t = w
 			}
 		}
+		if iv := s.pol.Interval; iv > 0 && len(s.queue) > 0 {
+			// The next tick of the scheduler's cycle strictly after now.
+			if w := s.firstT + (math.Floor((s.now-s.firstT)/iv)+1)*iv; w < t {
+				t = w
+			}
+		}
 		if math.IsInf(t, 1) {
 			return s.neverStarted(fmt.Sprintf("%s never started, and nothing else is left to happen", jobCount(len(s.queue))), true)
 		}
