@@ -249,13 +249,13 @@ type Policy struct {
 	Contiguous int
 	Budget     *Budget // nil = no power budget
 	Select     SelectKind
-	Window     int   // knapsack: the number of queue heads it chooses from
+	Window     int // knapsack: the number of queue heads it chooses from
 	// Interval, when > 0, also runs a pass every Interval seconds (from the
 	// first submission) while jobs wait, as a scheduler's cycle does: rules
 	// that read job.wait change between events.
 	Interval float64
-	Value      *Expr // knapsack value; nil = job.nodes
-	Weight     *Expr // budget weight of a job; nil = job.power
+	Value    *Expr // knapsack value; nil = job.nodes
+	Weight   *Expr // budget weight of a job; nil = job.power
 }
 
 // SelectKind is how jobs are chosen while a power budget applies.
