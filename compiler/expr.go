@@ -314,27 +314,21 @@ func (c *compiler) exprError(field, src string, r lang.Range, err error) {
 		d.Summary = fmt.Sprintf("unknown name `%s` in rule", name)
 		d.Detail = "Rules can use " + strings.Join(quoteAll(envRoots), ", ") + " and expr's built-in functions."
 		d.Suggest = lang.Suggest(name, envRoots)
-	case strings.Contains(msg, " has no method "):
-		i := strings.Index(msg, " has no method ")
-		name := msg[i+len(" has no method "):]
+	case strings.Contains(msg, " has no method "), strings.Contains(msg, " has no field "):
+		kind, what := "field", " has no field "
+		if strings.Contains(msg, " has no method ") {
+			kind, what = "function", " has no method "
+		}
+		name := msg[strings.Index(msg, what)+len(what):]
 		root := rootBefore(src, fe.From)
 		if fields, ok := envFields[root]; ok {
-			d.Summary = fmt.Sprintf("`%s` has no function `%s`", root, name)
+			d.Summary = fmt.Sprintf("`%s` has no %s `%s`", root, kind, name)
 			d.Suggest = lang.Suggest(name, fields)
 			d.Detail = fmt.Sprintf("Fields of `%s`: %s.", root, strings.Join(fields, ", "))
 		}
 	case strings.Contains(msg, "func(float64) float64"):
 		d.Summary = "`price.mean_past` is a function: call it with a window in seconds"
 		d.Detail = "Write e.g. `price.mean_past(86400)` for the mean price over the past day."
-	case strings.Contains(msg, " has no field "):
-		i := strings.Index(msg, " has no field ")
-		field := msg[i+len(" has no field "):]
-		root := rootBefore(src, fe.From)
-		if fields, ok := envFields[root]; ok {
-			d.Summary = fmt.Sprintf("`%s` has no field `%s`", root, field)
-			d.Suggest = lang.Suggest(field, fields)
-			d.Detail = fmt.Sprintf("Fields of `%s`: %s.", root, strings.Join(fields, ", "))
-		}
 	case strings.HasPrefix(msg, "bad number syntax"):
 		if num, unit := numberWithUnit(src, fe.From); unit != "" {
 			u, _ := lang.LookupUnit(unit)

@@ -32,17 +32,7 @@ func FuzzRun(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc := genScenario(data)
-		dir := t.TempDir()
-		trace := filepath.Join(dir, "trace.swf")
-		if err := os.WriteFile(trace, []byte(sc.trace), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		root := filepath.Join(dir, "main.pwr")
-		src := strings.ReplaceAll(sc.pwr, "TRACE", trace)
-		if err := os.WriteFile(root, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res := compiler.Compile(root, compiler.Options{})
+		res := compileScenario(t, sc)
 		if res.Plan == nil {
 			if !res.Diags.HasErrors() {
 				t.Fatal("no plan and no error")
@@ -51,7 +41,7 @@ func FuzzRun(f *testing.F) {
 		}
 		results := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 1, KeepJobs: true})
 		for _, r := range results {
-			checkResult(t, r, src, sc.trace)
+			checkResult(t, r, sc.pwr, sc.trace)
 		}
 		// Runs share loaded traces: in parallel they must give the same.
 		if len(results) > 1 {
@@ -59,7 +49,7 @@ func FuzzRun(f *testing.F) {
 			for i, r := range again {
 				a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs), fmt.Sprint(r.Err, r.Metrics, r.Jobs)
 				if a != b {
-					t.Fatalf("run %s differs with 3 workers:\n%s\n%s\n--- main.pwr\n%s", r.Run.Name, a, b, src)
+					t.Fatalf("run %s differs with 3 workers:\n%s\n%s\n--- main.pwr\n%s", r.Run.Name, a, b, sc.pwr)
 				}
 			}
 		}
@@ -364,17 +354,7 @@ func TestRunFuzzSeedsCompile(t *testing.T) {
 			data[k] = byte(x)
 		}
 		sc := genScenario(data)
-		dir := t.TempDir()
-		trace := filepath.Join(dir, "trace.swf")
-		if err := os.WriteFile(trace, []byte(sc.trace), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		root := filepath.Join(dir, "main.pwr")
-		src := strings.ReplaceAll(sc.pwr, "TRACE", trace)
-		if err := os.WriteFile(root, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res := compiler.Compile(root, compiler.Options{})
+		res := compileScenario(t, sc)
 		total++
 		if res.Plan != nil {
 			ok++
@@ -385,4 +365,21 @@ func TestRunFuzzSeedsCompile(t *testing.T) {
 	if ok < total*3/4 {
 		t.Errorf("only %d of %d generated scenarios compile", ok, total)
 	}
+}
+
+// compileScenario writes a generated scenario and its trace to a fresh
+// directory and compiles it.
+func compileScenario(t *testing.T, sc scenario) *compiler.Result {
+	t.Helper()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.swf")
+	if err := os.WriteFile(trace, []byte(sc.trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "main.pwr")
+	src := strings.ReplaceAll(sc.pwr, "TRACE", trace)
+	if err := os.WriteFile(root, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return compiler.Compile(root, compiler.Options{})
 }
