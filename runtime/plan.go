@@ -130,6 +130,12 @@ type Workload struct {
 	// header, as local time "2006-01-02T15:04:05" in the trace's zone.
 	Start    string
 	TimeZone string // IANA zone; overrides the header when not empty
+	// Keep, when set, keeps only the jobs it is true for (a rule over fixed
+	// job fields), after cleaning; Submitted keeps the jobs submitted in a
+	// window (offsets after the first submission, or local dates). The
+	// jobs cut are counted like cleaning.
+	Keep      *Expr
+	Submitted *Window
 }
 
 // JobPowerKind is how a job's power is modelled.
@@ -169,6 +175,50 @@ type Machine struct {
 	InfrastructurePerNode float64
 	BootTime              float64 // s
 	ShutdownTime          float64 // s
+	// Levels group nodes (chassis, racks), lowest first: instance k of a
+	// level holds nodes [k·Size, (k+1)·Size). Each draws its components'
+	// power while any node in it is not off; when all are off, the level
+	// and the off power of its nodes vanish (DESIGN §4.3).
+	Levels []Level
+	// PStates are DVFS operating points, highest frequency first; a busy
+	// node at pstate p draws PStates[p].Power instead of Power.Busy.
+	// Empty: one state, Power.Busy.
+	PStates []PState
+	// Slowdown is the run-time factor at the lowest pstate (≥ 1); s(f) is
+	// linear in f, 1 at the highest: s(f) = 1 + (Slowdown−1)(f₀−f)/(f₀−f_min).
+	Slowdown float64
+}
+
+// Level is a kind of grouping of nodes (a chassis, a rack) and the power
+// each of its instances draws while on.
+type Level struct {
+	Name       string
+	Size       int              // nodes per instance
+	Components []PowerComponent // drawn per instance while on
+}
+
+// PowerComponent is a named part of a level's power, reported on its own
+// (Patil's rack fans and interconnect). Name is "" for a plain `power P`.
+type PowerComponent struct {
+	Name  string
+	Power float64 // W per instance
+}
+
+// PState is a DVFS operating point.
+type PState struct {
+	Freq  float64 // Hz
+	Power float64 // W drawn by a busy node at this frequency
+}
+
+// Stretch is s(f) for pstate p: how much longer a job runs there than at
+// the highest pstate.
+func (m *Machine) Stretch(p int) float64 {
+	n := len(m.PStates)
+	if n < 2 || p <= 0 || m.Slowdown <= 1 {
+		return 1
+	}
+	f0, fmin := m.PStates[0].Freq, m.PStates[n-1].Freq
+	return 1 + (m.Slowdown-1)*(f0-m.PStates[p].Freq)/(f0-fmin)
 }
 
 // NodePower is a node's draw in each state, in W.
@@ -247,7 +297,9 @@ type Policy struct {
 	// Contiguous rounds every allocation up to a multiple of this many
 	// nodes (Blue Gene/P midplanes: 512); 0 or 1 allocates what jobs ask.
 	Contiguous int
-	Budget     *Budget // nil = no power budget
+	Allocate   Allocation // which nodes; zero value: counted, no placement
+	Frequency  Frequency  // the pstate jobs start at; zero value: the highest
+	Budget     *Budget    // nil = no power budget
 	Select     SelectKind
 	Window     int // knapsack: the number of queue heads it chooses from
 	// Interval, when > 0, also runs a pass every Interval seconds (from the
@@ -291,6 +343,36 @@ type Budget struct {
 // Shutdown switches nodes off after they have been idle for After seconds.
 type Shutdown struct {
 	After float64
+	// Keep idle nodes on as a reserve (Slurm's SuspendExcNodes habit):
+	// shutdown leaves at least this many nodes idle.
+	Keep int
+}
+
+// Allocation chooses which nodes a job gets, on machines whose nodes have
+// identities (see runtime/alloc): "" or "any" counts nodes without
+// placing them; otherwise first_available, last_available, min_resource,
+// cpu_load, max_balance, fastest or rack_aware (by Level, an index into
+// Machine.Levels; −1 for the lowest).
+type Allocation struct {
+	Name  string
+	Level int
+}
+
+// FrequencyKind is how a job's pstate is chosen when it starts.
+type FrequencyKind int
+
+// Frequency stages.
+const (
+	FreqMax    FrequencyKind = iota // the highest pstate
+	FreqPState                      // a fixed pstate
+	FreqRule                        // Rule gives a frequency in Hz: the highest pstate at or below it
+)
+
+// Frequency is the policy's frequency stage.
+type Frequency struct {
+	Kind   FrequencyKind
+	PState int   // FreqPState: index into Machine.PStates
+	Rule   *Expr // FreqRule
 }
 
 // String describes the model as a scenario would write it.
