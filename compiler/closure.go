@@ -105,6 +105,7 @@ var numFields = map[string]numFn{
 	"job.user":           func(e *runtime.Env) float64 { return float64(e.Job.User) },
 	"job.group":          func(e *runtime.Env) float64 { return float64(e.Job.Group) },
 	"job.queue":          func(e *runtime.Env) float64 { return float64(e.Job.Queue) },
+	"job.partition":      func(e *runtime.Env) float64 { return float64(e.Job.Partition) },
 	"job.submit":         func(e *runtime.Env) float64 { return e.Job.Submit },
 	"job.wait":           func(e *runtime.Env) float64 { return e.Job.Wait },
 	"job.nodes":          func(e *runtime.Env) float64 { return float64(e.Job.Nodes) },
@@ -133,20 +134,21 @@ var numFields = map[string]numFn{
 }
 
 var intFields = map[string]intFn{
-	"job.id":       func(e *runtime.Env) int { return e.Job.ID },
-	"job.user":     func(e *runtime.Env) int { return e.Job.User },
-	"job.group":    func(e *runtime.Env) int { return e.Job.Group },
-	"job.queue":    func(e *runtime.Env) int { return e.Job.Queue },
-	"job.nodes":    func(e *runtime.Env) int { return e.Job.Nodes },
-	"job.procs":    func(e *runtime.Env) int { return e.Job.Procs },
-	"job.alloc":    func(e *runtime.Env) int { return e.Job.Alloc },
-	"now.weekday":  func(e *runtime.Env) int { return e.Now.Weekday },
-	"system.nodes": func(e *runtime.Env) int { return e.System.Nodes },
-	"system.free":  func(e *runtime.Env) int { return e.System.Free },
-	"system.idle":  func(e *runtime.Env) int { return e.System.Idle },
-	"system.off":   func(e *runtime.Env) int { return e.System.Off },
-	"system.busy":  func(e *runtime.Env) int { return e.System.Busy },
-	"system.queue": func(e *runtime.Env) int { return e.System.Queue },
+	"job.id":        func(e *runtime.Env) int { return e.Job.ID },
+	"job.user":      func(e *runtime.Env) int { return e.Job.User },
+	"job.group":     func(e *runtime.Env) int { return e.Job.Group },
+	"job.queue":     func(e *runtime.Env) int { return e.Job.Queue },
+	"job.partition": func(e *runtime.Env) int { return e.Job.Partition },
+	"job.nodes":     func(e *runtime.Env) int { return e.Job.Nodes },
+	"job.procs":     func(e *runtime.Env) int { return e.Job.Procs },
+	"job.alloc":     func(e *runtime.Env) int { return e.Job.Alloc },
+	"now.weekday":   func(e *runtime.Env) int { return e.Now.Weekday },
+	"system.nodes":  func(e *runtime.Env) int { return e.System.Nodes },
+	"system.free":   func(e *runtime.Env) int { return e.System.Free },
+	"system.idle":   func(e *runtime.Env) int { return e.System.Idle },
+	"system.off":    func(e *runtime.Env) int { return e.System.Off },
+	"system.busy":   func(e *runtime.Env) int { return e.System.Busy },
+	"system.queue":  func(e *runtime.Env) int { return e.System.Queue },
 }
 
 var boolFields = map[string]boolFn{

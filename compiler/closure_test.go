@@ -284,7 +284,7 @@ func (p *pair) check(t *testing.T, r *rand.Rand, n int) {
 var closureRules = []string{
 	// literals and fields
 	"1", "2.5", "-3", "true", "false", "peak",
-	"job.id", "job.user", "job.group", "job.queue", "job.submit", "job.wait", "job.nodes", "job.procs",
+	"job.id", "job.user", "job.group", "job.queue", "job.partition", "job.submit", "job.wait", "job.nodes", "job.procs",
 	"job.runtime", "job.walltime", "job.estimate", "job.power", "job.power_per_node",
 	"now.seconds", "now.hour", "now.weekday", "now.day", "price.now", "price.mean",
 	"price.mean_past(3600)", "price.now < price.mean_past(job.wait) * 1.1",
@@ -526,7 +526,7 @@ func TestJobFieldMask(t *testing.T) {
 				}
 			}
 			if a, b := p.vm(env), p.vm(&scrambled); !a.same(b) {
-				t.Errorf("%s: depends on a job field outside its mask %013b: %v vs %v", src, mask, a, b)
+				t.Errorf("%s: depends on a job field outside its mask %015b: %v vs %v", src, mask, a, b)
 				break
 			}
 		}

@@ -124,160 +124,6 @@ func what(d *decl) string {
 	return fmt.Sprintf("%s `%s`", d.kind, d.name)
 }
 
-// machine compiles a machine declaration under binding b.
-func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
-	chain, ok := c.chain(d)
-	if !ok {
-		return runtime.Machine{}, false
-	}
-	m := runtime.Machine{Name: d.name, Cores: 1}
-	var nodesSet, idleSet, busySet, bootSet, shutSet, badPower bool
-	var powerBlocks []*lang.Block
-	var busyAt, idleAt lang.Range
-	before := c.errs()
-	for _, cd := range chain {
-		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
-			{name: "nodes", usage: "nodes 128` or `nodes auto", decode: func(s *lang.Stmt) {
-				nodesSet = true
-				if !c.args(s, 1, 1, "nodes 128` or `nodes auto") {
-					return
-				}
-				if id, ok := c.val(s.Args[0], b).(*lang.Ident); ok && id.Name == "auto" {
-					m.Nodes, nodesSet = 0, true
-					return
-				}
-				if n, ok := c.count(s.Args[0], b, "nodes", 1); ok {
-					m.Nodes, nodesSet = n, true
-				}
-			}},
-			{name: "cores", usage: "cores 24", decode: func(s *lang.Stmt) {
-				if c.args(s, 1, 1, "cores 24") {
-					if n, ok := c.count(s.Args[0], b, "cores", 1); ok {
-						m.Cores = n
-					}
-				}
-			}},
-			{name: "power", usage: "power { off 0 W; idle 70 W; busy 260 W }", decode: func(s *lang.Stmt) {
-				if len(s.Args) > 0 || s.Body == nil {
-					c.diags.Errorf(s.Range, "`power` takes a block of node powers").
-						With("Write `power { off 0 W; idle 70 W; busy 260 W }`.")
-					badPower = true
-					return
-				}
-				powerBlocks = append(powerBlocks, s.Body)
-				watt := func(dst *float64, set *bool) func(*lang.Stmt) {
-					return func(s *lang.Stmt) {
-						if set != nil {
-							*set = true // present: a bad value is reported on its own
-						}
-						switch set {
-						case &busySet:
-							busyAt = s.Range
-						case &idleSet:
-							idleAt = s.Range
-						}
-						if len(s.Args) > 1 { // `idle 13 kW per 1024 nodes`
-							per, rest, ok := c.perNodes(s, s.Args)
-							if !ok {
-								return
-							}
-							if len(rest) != 1 {
-								c.args(&lang.Stmt{Key: s.Key, Args: rest, Range: s.Range}, 1, 1, s.Key.Name+" 70 W")
-								return
-							}
-							if v, ok := c.nonNegative(rest[0], b, lang.Power, s.Key.Name); ok {
-								*dst = v / float64(per)
-							}
-							return
-						}
-						if c.args(s, 1, 1, s.Key.Name+" 70 W") {
-							if v, ok := c.nonNegative(s.Args[0], b, lang.Power, s.Key.Name); ok {
-								*dst = v
-							}
-						}
-					}
-				}
-				c.decodeBlock("the power block of "+what(cd), s.Body, []fieldSpec{
-					{name: "off", usage: "off 0 W", decode: watt(&m.Power.Off, nil)},
-					{name: "idle", usage: "idle 70 W", decode: watt(&m.Power.Idle, &idleSet)},
-					{name: "busy", usage: "busy 260 W", decode: watt(&m.Power.Busy, &busySet)},
-					{name: "boot", usage: "boot 70 W", decode: watt(&m.Power.Boot, &bootSet)},
-					{name: "shutdown", usage: "shutdown 70 W", decode: watt(&m.Power.Shutdown, &shutSet)},
-				})
-			}},
-			{name: "infrastructure", usage: "infrastructure 130 kW` or `infrastructure 85 W per node", decode: func(s *lang.Stmt) {
-				if !c.args(s, 1, 3, "infrastructure 130 kW` or `infrastructure 85 W per node") {
-					return
-				}
-				v, ok := c.nonNegative(s.Args[0], b, lang.Power, "infrastructure")
-				if !ok {
-					return
-				}
-				switch {
-				case len(s.Args) == 1:
-					m.Infrastructure, m.InfrastructurePerNode = v, 0
-				case len(s.Args) == 3 && s.Args[1].Text() == "per" && s.Args[2].Text() == "node":
-					m.Infrastructure, m.InfrastructurePerNode = 0, v
-				default:
-					c.diags.Errorf(s.Args[1].Range().Cover(s.Args[len(s.Args)-1].Range()), "unexpected `%s`", c.file(s).Sub(s.Args[1].Range().Cover(s.Args[len(s.Args)-1].Range()))).
-						With("Write `infrastructure 130 kW` for the whole machine or `infrastructure 85 W per node`.")
-				}
-			}},
-			{name: "boot", usage: "boot 30 s", decode: func(s *lang.Stmt) {
-				if c.args(s, 1, 1, "boot 30 s") {
-					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "boot"); ok {
-						m.BootTime = v
-					}
-				}
-			}},
-			{name: "shutdown", usage: "shutdown 10 s", decode: func(s *lang.Stmt) {
-				if c.args(s, 1, 1, "shutdown 10 s") {
-					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "shutdown"); ok {
-						m.ShutdownTime = v
-					}
-				}
-			}},
-		})
-	}
-	name := d.stmt.Args[0].Range()
-	guessed := func(field string) bool {
-		for _, cd := range chain {
-			if c.guessed(cd.stmt.Body, field) {
-				return true
-			}
-		}
-		return false
-	}
-	if !nodesSet && !guessed("nodes") {
-		c.diags.Errorf(name, "%s needs `nodes`", what(d)).With("Add `nodes 128` (or `nodes auto` to take the trace's size).")
-	}
-	for _, pb := range powerBlocks {
-		badPower = badPower || c.guessed(pb, "idle") || c.guessed(pb, "busy")
-	}
-	if (!idleSet || !busySet) && !guessed("power") && !badPower {
-		missing := "idle and busy node power"
-		if idleSet {
-			missing = "busy node power"
-		} else if busySet {
-			missing = "idle node power"
-		}
-		c.diags.Errorf(name, "%s needs %s", what(d), missing).
-			With("Add `power { idle 70 W; busy 260 W }` (off defaults to 0 W).")
-	}
-	if b == nil && idleSet && busySet && m.Power.Busy < m.Power.Idle && c.errs() == before { // checkDecls: once, and not failing runs
-		c.diags.Warnf(busyAt, "a busy node draws less than an idle one (%s W < %s W)", trimNumber(m.Power.Busy), trimNumber(m.Power.Idle)).
-			With("`busy` is a node running a job and `idle` one waiting; check that the two are not swapped.").
-			Note(idleAt, "idle power")
-	}
-	if !bootSet {
-		m.Power.Boot = m.Power.Idle
-	}
-	if !shutSet {
-		m.Power.Shutdown = m.Power.Idle
-	}
-	return m, c.errs() == before
-}
-
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -285,11 +131,13 @@ func btoi(b bool) int {
 	return 0
 }
 
-// policy compiles a policy declaration.
-func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
+// policy compiles a policy declaration. The references it makes to a
+// machine (levels, pstates) are checked when a run pairs it with one.
+func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool) {
+	var refs policyRefs
 	chain, ok := c.chain(d)
 	if !ok {
-		return runtime.Policy{}, false
+		return runtime.Policy{}, refs, false
 	}
 	p := runtime.Policy{Name: d.name, Depth: 1000, Window: 10}
 	var admitAt *lang.Stmt
@@ -343,40 +191,25 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 				}
 			}},
 			{name: "shutdown", usage: "shutdown idle after 10 min` or `shutdown none", decode: func(s *lang.Stmt) {
-				usage := "shutdown idle after 10 min` or `shutdown none"
-				if len(s.Args) == 1 && s.Args[0].Text() == "none" {
-					p.Shutdown = nil
-					return
-				}
-				if len(s.Args) != 3 || s.Args[0].Text() != "idle" || s.Args[1].Text() != "after" {
-					r := s.Key.R
-					if len(s.Args) > 0 {
-						r = s.Args[0].Range().Cover(s.Args[len(s.Args)-1].Range())
+				refs.keepAt = nil
+				if sh, ok := c.shutdown(s, b); ok {
+					p.Shutdown = sh
+					if sh != nil && sh.Keep > 0 {
+						refs.keepAt = s
 					}
-					c.diags.Errorf(r, "`shutdown` needs `idle after DURATION`").With("Write `%s`.", usage)
-					return
-				}
-				if v, ok := c.nonNegative(s.Args[2], b, lang.Time, "shutdown idle after"); ok {
-					p.Shutdown = &runtime.Shutdown{After: v}
 				}
 			}},
-			{name: "allocate", usage: "allocate contiguous 512` or `allocate any", decode: func(s *lang.Stmt) {
-				usage := "allocate contiguous 512` or `allocate any"
-				if !c.args(s, 1, 2, usage) {
-					return
-				}
-				k, ok := c.keyword(s.Args[0], "allocate", "any", "contiguous")
-				switch {
-				case !ok:
-				case k == "any" && len(s.Args) == 1:
-					p.Contiguous = 0
-				case k == "contiguous" && len(s.Args) == 2:
-					if n, ok := c.count(s.Args[1], b, "contiguous", 1); ok {
-						p.Contiguous = n
+			{name: "allocate", usage: "allocate first_available`, `allocate rack_aware by rack` or `allocate contiguous 512", decode: func(s *lang.Stmt) {
+				if a, n, ok := c.allocate(s, b, &refs); ok {
+					p.Allocate, p.Contiguous = a, n
+					if n > 0 {
 						c.allocAt[d.name] = s
 					}
-				default:
-					c.diags.Errorf(s.Range, "expected `%s`", usage).With("`contiguous N` rounds every allocation up to a multiple of N nodes (Blue Gene/P midplanes: 512).")
+				}
+			}},
+			{name: "frequency", usage: "frequency max`, `frequency 2.0 GHz` or `frequency rule peak ? 2.0e9 : 2.7e9", decode: func(s *lang.Stmt) {
+				if f, ok := c.frequency(s, b, &refs); ok {
+					p.Frequency = f
 				}
 			}},
 			{name: "budget", usage: "budget 50% of baseline during peak", decode: func(s *lang.Stmt) {
@@ -432,7 +265,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, bool) {
 		c.diags.Warnf(d.stmt.Args[0].Range(), "%s selects by knapsack but has no `budget`", what(d)).
 			With("The knapsack chooses jobs only while a power budget applies; add e.g. `budget 50%% of baseline during peak`.")
 	}
-	return p, c.errs() == before
+	return p, refs, c.errs() == before
 }
 
 // budget reads `budget none`, `budget 1.2 MW` or `budget 50% of baseline`,

@@ -858,6 +858,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		return dcl, dcl != nil
 	}
 	var okM, okK, okP bool
+	var refs policyRefs
 	if d, ok := resolve("machine"); ok {
 		run.Machine, okM = c.machine(d, b)
 	}
@@ -865,7 +866,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		run.Contract, okK = c.contract(d, b)
 	}
 	if d, ok := resolve("policy"); ok {
-		run.Policy, okP = c.policy(d, b)
+		run.Policy, refs, okP = c.policy(d, b)
 	}
 	if okW && okM && w.Kind == runtime.SWF && (run.Machine.Nodes == 0 || w.ScaleToMachine) && !w.HasSize && c.data[w.Path].err == nil {
 		why := fmt.Sprintf("but machine `%s` has `nodes auto`", run.Machine.Name)
@@ -886,6 +887,9 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		}
 		c.diags.Errorf(at, "policy `%s` allocates in units of %d nodes, more than machine `%s` has (%d)", run.Policy.Name, run.Policy.Contiguous, run.Machine.Name, run.Machine.Nodes).
 			With("No job could start; use a unit that divides the machine, e.g. `allocate contiguous %d`, or `allocate any`.", largestDivisorUpTo(run.Machine.Nodes, run.Policy.Contiguous))
+		return false
+	}
+	if okM && okP && !c.pairPolicy(run, refs, b) {
 		return false
 	}
 	if okW && okM && w.Kind == runtime.Synthetic && run.Machine.Nodes == 0 {

@@ -3,6 +3,7 @@ package compiler_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,9 +98,10 @@ func FuzzCompile(f *testing.F) {
 			if r.Baseline >= len(res.Plan.Runs) {
 				t.Fatalf("run %s: baseline %d out of range", r.Name, r.Baseline)
 			}
-			for _, e := range []*runtime.Expr{r.Policy.Order, r.Policy.Priority, r.Policy.Admit} {
+			for _, e := range []*runtime.Expr{r.Policy.Order, r.Policy.Priority, r.Policy.Admit, r.Policy.Frequency.Rule, r.Workload.Keep} {
 				evalRule(t, e)
 			}
+			checkMachine(t, r)
 		}
 	})
 }
@@ -125,5 +127,46 @@ func evalRule(t *testing.T, e *runtime.Expr) {
 		e.Num(env)
 	} else {
 		e.Bool(env)
+	}
+}
+
+// checkMachine checks what a run's plan promises the runtime about its
+// machine's levels and pstates and the policy stages that refer to them.
+func checkMachine(t *testing.T, r *runtime.Run) {
+	m, p := &r.Machine, &r.Policy
+	for i, l := range m.Levels {
+		switch {
+		case l.Size < 1:
+			t.Fatalf("run %s: level %s of %d nodes", r.Name, l.Name, l.Size)
+		case i > 0 && l.Size%m.Levels[i-1].Size != 0:
+			t.Fatalf("run %s: level %s (%d) is not a multiple of %s (%d)", r.Name, l.Name, l.Size, m.Levels[i-1].Name, m.Levels[i-1].Size)
+		case m.Nodes > 0 && m.Nodes%l.Size != 0:
+			t.Fatalf("run %s: level %s (%d) does not divide %d nodes", r.Name, l.Name, l.Size, m.Nodes)
+		}
+	}
+	for i, ps := range m.PStates {
+		if !(ps.Freq > 0) || i > 0 && !(ps.Freq < m.PStates[i-1].Freq) {
+			t.Fatalf("run %s: pstates %+v", r.Name, m.PStates)
+		}
+	}
+	if len(m.PStates) > 0 && (m.Power.Busy != m.PStates[0].Power || !(m.Slowdown >= 1)) {
+		t.Fatalf("run %s: busy %v, slowdown %v with pstates %+v", r.Name, m.Power.Busy, m.Slowdown, m.PStates)
+	}
+	if a := p.Allocate; a.Name == "rack_aware" && (len(m.Levels) == 0 || a.Level < -1 || a.Level >= len(m.Levels)) {
+		t.Fatalf("run %s: rack_aware by level %d of %d", r.Name, a.Level, len(m.Levels))
+	}
+	switch f := p.Frequency; f.Kind {
+	case runtime.FreqPState:
+		if f.PState < 0 || f.PState >= len(m.PStates) {
+			t.Fatalf("run %s: pstate %d of %d", r.Name, f.PState, len(m.PStates))
+		}
+	case runtime.FreqRule:
+		if f.Rule == nil || len(m.PStates) == 0 {
+			t.Fatalf("run %s: frequency rule %v on %d pstates", r.Name, f.Rule, len(m.PStates))
+		}
+	}
+	s := compiler.Summarize(m)
+	if math.IsNaN(s.Full) || s.Full < 0 {
+		t.Fatalf("run %s: P_full %v", r.Name, s.Full)
 	}
 }

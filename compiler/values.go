@@ -78,18 +78,24 @@ func (c *compiler) guessed(blk *lang.Block, name string) bool {
 }
 
 // blockFields are the fields that take a { } block.
-var blockFields = map[string]bool{"power": true, "workload": true, "machine": true, "contract": true, "policy": true, "hourly": true, "select": true}
+var blockFields = map[string]bool{"power": true, "workload": true, "machine": true, "contract": true, "policy": true, "hourly": true, "select": true, "level": true}
 
 // fieldHome says which block a field name belongs to, for hints when a
 // field is written in the wrong place.
 func (c *compiler) fieldHome(name string) string {
 	switch name {
-	case "nodes", "cores", "power", "infrastructure", "boot":
+	case "nodes", "cores", "power", "infrastructure", "boot", "level":
 		return "machine"
+	case "pstate", "slowdown":
+		return "power"
+	case "size":
+		return "level"
 	case "flat", "peak", "otherwise", "hourly":
 		return "contract"
-	case "order", "priority", "admit", "backfill", "estimate", "allocate", "budget", "window", "select":
+	case "order", "priority", "admit", "backfill", "estimate", "allocate", "budget", "window", "select", "frequency", "interval":
 		return "policy"
+	case "submitted":
+		return "workload"
 	case "workload", "report", "seed":
 		return "experiment"
 	}

@@ -25,6 +25,17 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			w.Power = jp
 		}
 	}}
+	// The cuts: which jobs of the cleaned workload are simulated.
+	keepField := fieldSpec{name: "keep", usage: "keep job.partition == 10", decode: func(s *lang.Stmt) {
+		if e := c.keepRule(s, b); e != nil {
+			w.Keep = e
+		}
+	}}
+	submittedField := fieldSpec{name: "submitted", usage: "submitted 0 d .. 547.5 d", decode: func(s *lang.Stmt) {
+		if win := c.window(s, b, "the submission window"); win != nil {
+			w.Submitted = win
+		}
+	}}
 	switch kind {
 	case "swf":
 		if !c.args(s, 2, 2, `workload swf "trace.swf.gz"`) {
@@ -42,7 +53,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 		w.Where = str.R.String()
 		w.HasSize = c.dataFile(w.Path, str.R, "trace", true).hasSize
 		c.decodeBlock("the swf workload", s.Body, []fieldSpec{
-			powerField,
+			powerField, keepField, submittedField,
 			{name: "scale", usage: "scale to machine", decode: func(s *lang.Stmt) {
 				if len(s.Args) == 2 && s.Args[0].Text() == "to" && s.Args[1].Text() == "machine" {
 					w.ScaleToMachine = true
@@ -85,7 +96,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 		w.Kind, w.Name = runtime.Synthetic, "synthetic"
 		w.Synthetic = workload.Synthetic{Jobs: 1000, Load: 0.8, Seed: mix(expSeed, "workload")}
 		c.decodeBlock("the synthetic workload", s.Body, []fieldSpec{
-			powerField,
+			powerField, keepField, submittedField,
 			{name: "jobs", usage: "jobs 5000", decode: func(s *lang.Stmt) {
 				if c.args(s, 1, 1, "jobs 5000") {
 					if n, ok := c.count(s.Args[0], b, "jobs", 1); ok {
@@ -134,4 +145,20 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 		})
 	}
 	return w, c.errs() == before
+}
+
+// keepRule compiles a workload's `keep RULE`: a condition over a job's
+// fixed fields, evaluated once per job before the run.
+func (c *compiler) keepRule(s *lang.Stmt, b binding) *runtime.Expr {
+	e := c.ruleExpr(s, 0, boolExpr, b)
+	if e == nil {
+		return nil
+	}
+	if e.Deps.Dynamic() || e.Fields&(runtime.FieldPower|runtime.FieldPowerPerNode|runtime.FieldWait|runtime.FieldAlloc|runtime.FieldEstimate) != 0 {
+		_, r := c.file(s).ArgsSource(s, 0)
+		c.diags.Errorf(r, "`keep` can read only a job's fixed fields").
+			With("It chooses the jobs once, before the run, so it cannot read the time, the system, the price, `job.wait`, `job.estimate`, `job.alloc` or the job's power; use e.g. `job.partition`, `job.queue`, `job.user`, `job.nodes`.")
+		return nil
+	}
+	return e
 }

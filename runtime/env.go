@@ -18,6 +18,7 @@ type JobEnv struct {
 	User         int     `expr:"user"`
 	Group        int     `expr:"group"`
 	Queue        int     `expr:"queue"`
+	Partition    int     `expr:"partition"` // SWF field 16, −1 if unknown (Curie's thin nodes: 10)
 	Submit       float64 `expr:"submit"`
 	Wait         float64 `expr:"wait"` // now − submit
 	Nodes        int     `expr:"nodes"`
@@ -90,7 +91,7 @@ func (d Deps) Dynamic() bool { return d&^DepJob != 0 }
 type JobFields uint32
 
 // AllJobFields is every field of JobEnv.
-const AllJobFields JobFields = 1<<14 - 1
+const AllJobFields JobFields = 1<<15 - 1
 
 // Bits of JobFields, in JobEnv's field order.
 const (
@@ -98,6 +99,7 @@ const (
 	FieldUser
 	FieldGroup
 	FieldQueue
+	FieldPartition
 	FieldSubmit
 	FieldWait
 	FieldNodes
@@ -112,7 +114,7 @@ const (
 
 // JobFieldBits maps the names rules use (expr tags) to their bits.
 var JobFieldBits = map[string]JobFields{
-	"id": FieldID, "user": FieldUser, "group": FieldGroup, "queue": FieldQueue, "submit": FieldSubmit,
+	"id": FieldID, "user": FieldUser, "group": FieldGroup, "queue": FieldQueue, "partition": FieldPartition, "submit": FieldSubmit,
 	"wait": FieldWait, "nodes": FieldNodes, "procs": FieldProcs, "runtime": FieldRuntime,
 	"walltime": FieldWalltime, "estimate": FieldEstimate, "power": FieldPower, "power_per_node": FieldPowerPerNode,
 	"alloc": FieldAlloc,

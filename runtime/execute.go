@@ -200,6 +200,10 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 		res.Err = err
 		return res
 	}
+	if err := unsupported(run); err != nil {
+		res.Err = err
+		return res
+	}
 	jobs, info, err := ld.jobs(run)
 	res.Workload = info
 	if err != nil {
@@ -551,4 +555,19 @@ func fixedZone(offset int) string {
 		return fmt.Sprintf("Etc/GMT+%d", h)
 	}
 	return fmt.Sprintf("Etc/GMT%d", h)
+}
+
+// unsupported fails runs that use parts of the language the engine does
+// not simulate yet, rather than ignoring them.
+func unsupported(run *Run) error {
+	m, p, w := &run.Machine, &run.Policy, &run.Workload
+	switch {
+	case len(m.Levels) > 0, len(m.PStates) > 0:
+		return fmt.Errorf("machine %s: levels and pstates are not simulated yet", m.Name)
+	case p.Allocate.Name != "", p.Frequency.Kind != FreqMax, p.Shutdown != nil && p.Shutdown.Keep > 0:
+		return fmt.Errorf("policy %s: allocate, frequency and shutdown keep are not simulated yet", p.Name)
+	case w.Keep != nil, w.Submitted != nil:
+		return fmt.Errorf("workload %s: keep and submitted are not simulated yet", w.Name)
+	}
+	return nil
 }

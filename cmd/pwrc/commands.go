@@ -270,6 +270,61 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func writePlan(w io.Writer, p *pwrt.Plan) {
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', 7, 64) }
+	watts := func(x float64) string {
+		if x >= 1e4 {
+			return num(x/1e3) + " kW"
+		}
+		return num(x) + " W"
+	}
+	ghz := func(hz float64) string { return num(hz/1e9) + " GHz" }
+	// components lists a level's components, "" for a plain `power P`.
+	components := func(cs []pwrt.PowerComponent, k float64) string {
+		var parts []string
+		for _, c := range cs {
+			if c.Name != "" {
+				parts = append(parts, c.Name+" "+watts(k*c.Power))
+			}
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		return " (" + strings.Join(parts, ", ") + ")"
+	}
+	// machine describes a machine with levels or pstates: P_full, what
+	// its levels draw and save, s(f) per pstate.
+	machine := func(m *pwrt.Machine) string {
+		var b strings.Builder
+		s := compiler.Summarize(m)
+		if m.Nodes == 0 {
+			fmt.Fprintf(&b, "  machine %s: nodes from the trace (P_full and level totals depend on it)\n", m.Name)
+		} else {
+			top := "busy"
+			if len(m.PStates) > 0 {
+				top = "at " + ghz(m.PStates[0].Freq)
+			}
+			fmt.Fprintf(&b, "  machine %s: %d nodes, P_full %s = nodes %s %s + levels %s", m.Name, m.Nodes, watts(s.Full), top, watts(s.NodesFull), watts(s.LevelsOn))
+			if s.Infrastructure > 0 {
+				fmt.Fprintf(&b, " + infrastructure %s", watts(s.Infrastructure))
+			}
+			fmt.Fprintf(&b, "; all nodes idle %s\n", watts(s.Idle))
+		}
+		for _, l := range s.Levels {
+			fmt.Fprintf(&b, "    level %s: ", l.Name)
+			if l.Instances > 0 {
+				fmt.Fprintf(&b, "%d × ", l.Instances)
+			}
+			fmt.Fprintf(&b, "%s, %s each%s", plural(l.Size, "node"), watts(l.PerInstance), components(l.Components, 1))
+			if l.Instances > 0 {
+				fmt.Fprintf(&b, ", %s in all%s", watts(l.Total), components(l.Components, float64(l.Instances)))
+			}
+			fmt.Fprintf(&b, "; bonus %s, off from full load saves %s\n", watts(l.Bonus), watts(l.Saving))
+		}
+		for i, ps := range m.PStates {
+			fmt.Fprintf(&b, "    pstate %s: %s, s(f) %.3f\n", ghz(ps.Freq), watts(ps.Power), s.Stretch[i])
+		}
+		return b.String()
+	}
 	for _, e := range p.Experiments {
 		fmt.Fprintf(w, "experiment %s: %s", e.Name, plural(len(e.Runs), "run"))
 		if len(e.Dims) > 0 {
@@ -279,6 +334,15 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 			fmt.Fprintf(w, ", baseline %s = %s", e.Baseline.Dim, e.Baseline.Value)
 		}
 		fmt.Fprintf(w, ", seed %d\n", e.Seed)
+		shown := map[string]bool{}
+		for _, i := range e.Runs {
+			if m := &p.Runs[i].Machine; len(m.Levels) > 0 || len(m.PStates) > 0 {
+				if text := machine(m); !shown[text] {
+					shown[text] = true
+					fmt.Fprint(w, text)
+				}
+			}
+		}
 		for _, i := range e.Runs {
 			r := p.Runs[i]
 			fmt.Fprintf(w, "  %3d  %-28s workload %s, machine %s, contract %s, policy %s", r.Index, r.Name,
@@ -297,6 +361,26 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 			}
 			if u := r.Policy.Contiguous; u > 1 {
 				fmt.Fprintf(w, "; allocation in units of %d nodes", u)
+			}
+			if a := r.Policy.Allocate; a.Name != "" && a.Name != "any" {
+				fmt.Fprintf(w, "; allocate %s", a.Name)
+				if lv := r.Machine.Levels; a.Name == "rack_aware" && len(lv) > 0 {
+					fmt.Fprintf(w, " by %s", lv[max(0, a.Level)].Name)
+				}
+			}
+			if f := r.Policy.Frequency; f.Kind == pwrt.FreqPState && f.PState < len(r.Machine.PStates) {
+				fmt.Fprintf(w, "; frequency %s (s(f) %.3f)", ghz(r.Machine.PStates[f.PState].Freq), r.Machine.Stretch(f.PState))
+			} else if f.Kind == pwrt.FreqRule {
+				fmt.Fprintf(w, "; frequency rule %s (Hz)", f.Rule.Source)
+			}
+			if sh := r.Policy.Shutdown; sh != nil && sh.Keep > 0 {
+				fmt.Fprintf(w, "; shutdown keeps %s idle", plural(sh.Keep, "node"))
+			}
+			if k := r.Workload.Keep; k != nil {
+				fmt.Fprintf(w, "; keep %s", k.Source)
+			}
+			if sw := r.Workload.Submitted; sw != nil {
+				fmt.Fprintf(w, "; submitted %s .. %s", sw.From, sw.To)
 			}
 			if a := r.Account; a != nil {
 				fmt.Fprintf(w, "; accounted %s .. %s", a.From, a.To)
