@@ -265,6 +265,23 @@ func (b *Bitset) appendDown(dst []int32, hi, k int) []int32 {
 	}
 }
 
+// CountRange is the number of members in [lo, hi).
+func (b *Bitset) CountRange(lo, hi int) int {
+	lo, hi = max(lo, 0), min(hi, b.n)
+	if lo >= hi {
+		return 0
+	}
+	wl, wh := lo>>6, (hi-1)>>6
+	if wl == wh {
+		return bits.OnesCount64(b.words[wl] & (^uint64(0) << (lo & 63)) & (^uint64(0) >> (63 - (hi-1)&63)))
+	}
+	n := bits.OnesCount64(b.words[wl] & (^uint64(0) << (lo & 63)))
+	for w := wl + 1; w < wh; w++ {
+		n += bits.OnesCount64(b.words[w])
+	}
+	return n + bits.OnesCount64(b.words[wh]&(^uint64(0)>>(63-(hi-1)&63)))
+}
+
 // CopyFrom makes b a copy of src, reusing b's memory.
 func (b *Bitset) CopyFrom(src *Bitset) {
 	b.words = append(b.words[:0], src.words...)

@@ -51,6 +51,19 @@ func checkBitset(t *testing.T, b *Bitset, m []bool) {
 			t.Fatalf("PrevSet(%d) = %d, want %d", i, got, want)
 		}
 	}
+	for lo := -1; lo <= len(m)+1; lo += 1 + len(m)/17 {
+		for hi := lo; hi <= len(m)+2; hi += 1 + len(m)/13 {
+			want := 0
+			for _, i := range members {
+				if i >= lo && i < hi {
+					want++
+				}
+			}
+			if got := b.CountRange(lo, hi); got != want {
+				t.Fatalf("CountRange(%d, %d) = %d, want %d", lo, hi, got, want)
+			}
+		}
+	}
 	if got := slices.Collect(b.All()); !slices.Equal(got, members) {
 		t.Fatalf("All = %v, want %v", got, members)
 	}

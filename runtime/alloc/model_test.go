@@ -106,17 +106,22 @@ func (m *model) set(ids []int32, to NodeState) {
 
 // refPick is each allocator written the slow, obvious way.
 func (m *model) refPick(name string, level, n int) []int32 {
+	return m.refPickIn(name, level, n, NodeState.free)
+}
+
+// refPickIn is refPick over the nodes in is true for (a pool).
+func (m *model) refPickIn(name string, level, n int, in func(NodeState) bool) []int32 {
 	var out []int32
 	switch name {
 	case "first_available":
 		for i := 0; i < m.g.Nodes && len(out) < n; i++ {
-			if m.st[i].free() {
+			if in(m.st[i]) {
 				out = append(out, int32(i))
 			}
 		}
 	case "last_available":
 		for i := m.g.Nodes - 1; i >= 0 && len(out) < n; i-- {
-			if m.st[i].free() {
+			if in(m.st[i]) {
 				out = append(out, int32(i))
 			}
 		}
@@ -133,7 +138,7 @@ func (m *model) refPick(name string, level, n int) []int32 {
 		size := m.g.Levels[level].Size
 		for _, r := range append(used, unused...) {
 			for i := r * size; i < (r+1)*size && len(out) < n; i++ {
-				if m.st[i].free() {
+				if in(m.st[i]) {
 					out = append(out, int32(i))
 				}
 			}
@@ -259,6 +264,16 @@ func (d *driver) step(op, x, y int) {
 		}
 		level := max(s.KeyLevel(), 0)
 		want := m.refPick(name, level, n)
+		for _, pool := range []struct {
+			p  Pool
+			in func(NodeState) bool
+		}{{PoolIdle, func(st NodeState) bool { return st == Idle }}, {PoolOff, func(st NodeState) bool { return st == Off }}} {
+			k := min(n, s.set(pool.p).Count())
+			got := p.PickIn(d.buf[:0], s, pool.p, k)
+			if want := m.refPickIn(name, level, k, pool.in); !slices.Equal(got, want) {
+				t.Fatalf("%s in pool %d (%d) = %v, want %v", name, pool.p, k, got, want)
+			}
+		}
 		d.buf = p.Pick(d.buf[:0], s, n)
 		if !slices.Equal(d.buf, want) {
 			t.Fatalf("%s(%d) = %v, want %v", name, n, d.buf, want)

@@ -11,6 +11,31 @@ type Picker interface {
 	// returns dst. It does not change s: the caller then calls s.Take.
 	// n must be between 0 and s.Free().Count().
 	Pick(dst []int32, s *State, n int) []int32
+	// PickIn is Pick restricted to the nodes of one pool (free, idle or
+	// off), in the same order: a machine whose nodes take time to boot
+	// gives a job its idle nodes before it boots off ones.
+	PickIn(dst []int32, s *State, pool Pool, n int) []int32
+}
+
+// Pool is a set of free nodes a Picker chooses from.
+type Pool uint8
+
+// Pools.
+const (
+	PoolFree Pool = iota // Idle or Off
+	PoolIdle
+	PoolOff
+)
+
+// set is the bitset of a pool.
+func (s *State) set(p Pool) *Bitset {
+	switch p {
+	case PoolIdle:
+		return &s.idle
+	case PoolOff:
+		return &s.off
+	}
+	return &s.free
 }
 
 // FirstAvailable takes the lowest-numbered free nodes. It is Maui's
@@ -19,9 +44,15 @@ type Picker interface {
 type FirstAvailable struct{}
 
 // Pick implements Picker, in increasing node order.
-func (FirstAvailable) Pick(dst []int32, s *State, n int) []int32 {
-	checkN(s, n)
-	return s.free.appendUp(dst, 0, n)
+func (p FirstAvailable) Pick(dst []int32, s *State, n int) []int32 {
+	return p.PickIn(dst, s, PoolFree, n)
+}
+
+// PickIn implements Picker.
+func (FirstAvailable) PickIn(dst []int32, s *State, pool Pool, n int) []int32 {
+	set := s.set(pool)
+	checkN(set, n)
+	return set.appendUp(dst, 0, n)
 }
 
 // LastAvailable takes the highest-numbered free nodes. It is Maui's
@@ -33,9 +64,15 @@ func (FirstAvailable) Pick(dst []int32, s *State, n int) []int32 {
 type LastAvailable struct{}
 
 // Pick implements Picker, in decreasing node order.
-func (LastAvailable) Pick(dst []int32, s *State, n int) []int32 {
-	checkN(s, n)
-	return s.free.appendDown(dst, s.geom.Nodes-1, n)
+func (p LastAvailable) Pick(dst []int32, s *State, n int) []int32 {
+	return p.PickIn(dst, s, PoolFree, n)
+}
+
+// PickIn implements Picker.
+func (LastAvailable) PickIn(dst []int32, s *State, pool Pool, n int) []int32 {
+	set := s.set(pool)
+	checkN(set, n)
+	return set.appendDown(dst, s.geom.Nodes-1, n)
 }
 
 // RackAware is Patil & Chaudhary's allocator (§VI, patil.md §1.4) on
@@ -65,27 +102,43 @@ type ranked struct {
 // Pick implements Picker, in the order above. Cost: O(U log U + nodes
 // taken + words scanned) for U utilized instances with free nodes.
 func (p *RackAware) Pick(dst []int32, s *State, n int) []int32 {
-	checkN(s, n)
+	return p.PickIn(dst, s, PoolFree, n)
+}
+
+// PickIn implements Picker: the same order over the pool's nodes only
+// (instances without a node of the pool are passed over). For the idle
+// and off pools each candidate instance costs a count of its words.
+func (p *RackAware) PickIn(dst []int32, s *State, pool Pool, n int) []int32 {
+	set := s.set(pool)
+	checkN(set, n)
 	if s.keyLevel != p.Level {
 		panic(fmt.Sprintf("alloc: rack_aware by level %d on a state keyed at level %d", p.Level, s.keyLevel))
 	}
 	lv := &s.lv[p.Level]
+	in := func(r int) int {
+		if pool == PoolFree {
+			return int(lv.free[r])
+		}
+		return set.CountRange(r*lv.size, (r+1)*lv.size)
+	}
 	p.buf = p.buf[:0]
 	for r := lv.partial.NextSet(0); r >= 0; r = lv.partial.NextSet(r + 1) {
-		p.buf = append(p.buf, ranked{lv.keys[r].live[0], int32(r)})
+		if pool == PoolFree || in(r) > 0 {
+			p.buf = append(p.buf, ranked{lv.keys[r].live[0], int32(r)})
+		}
 	}
 	sortRanked(p.buf)
 	for _, e := range p.buf {
 		if n == 0 {
 			return dst
 		}
-		k := min(n, int(lv.free[e.r]))
-		dst = s.free.appendUp(dst, int(e.r)*lv.size, k)
+		k := min(n, in(int(e.r)))
+		dst = set.appendUp(dst, int(e.r)*lv.size, k)
 		n -= k
 	}
 	for r := lv.vacant.NextSet(0); n > 0; r = lv.vacant.NextSet(r + 1) {
-		k := min(n, int(lv.free[r]))
-		dst = s.free.appendUp(dst, r*lv.size, k)
+		k := min(n, in(r))
+		dst = set.appendUp(dst, r*lv.size, k)
 		n -= k
 	}
 	return dst
@@ -118,9 +171,9 @@ func sortRanked(a []ranked) {
 	}
 }
 
-func checkN(s *State, n int) {
-	if n < 0 || n > s.free.count {
-		panic(fmt.Sprintf("alloc: Pick of %d nodes with %d free", n, s.free.count))
+func checkN(set *Bitset, n int) {
+	if n < 0 || n > set.count {
+		panic(fmt.Sprintf("alloc: Pick of %d nodes with %d free", n, set.count))
 	}
 }
 
