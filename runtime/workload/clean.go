@@ -2,6 +2,7 @@ package workload
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -24,6 +25,7 @@ type CleanStats struct {
 	ProcsFromRequested  int // field 5 missing (≤ 0) so field 8 was used
 	WalltimeFromRuntime int // requested time missing (≤ 0) so the run time was used
 	RuntimeCapped       int // run time > requested time: killed at the requested time
+	MeasuredPower       int // with a measured power (Record.Power, from sacct)
 }
 
 // Dropped is the number of records not turned into jobs.
@@ -33,7 +35,8 @@ func (s CleanStats) Dropped() int {
 
 // Clean applies the default cleaning of DESIGN §4.2 to t's records, in this
 // order: procs = field 5, else field 8; drop run time ≤ 0, else procs ≤ 0,
-// else submit < 0; nodes = ceil(procs / cores); drop nodes > c.Nodes; a
+// else submit < 0; nodes = the record's Nodes if > 0 (sacct), else
+// ceil(procs / cores); drop nodes > c.Nodes; a
 // missing requested time becomes the run time; a run time above the
 // requested time is cut to it (the job was killed at its limit). Recorded
 // waits are ignored. Jobs come out sorted by submit time, ties in file order
@@ -62,6 +65,9 @@ func Clean(t *Trace, c Cleaning) ([]Job, CleanStats) {
 			continue
 		}
 		nodes := (procs-1)/cores + 1
+		if r.Nodes > 0 {
+			nodes = r.Nodes
+		}
 		if c.Nodes > 0 && nodes > c.Nodes {
 			st.DroppedWide++
 			continue
@@ -77,6 +83,11 @@ func Clean(t *Trace, c Cleaning) ([]Job, CleanStats) {
 			runtime = walltime
 			st.RuntimeCapped++
 		}
+		power := 0.0
+		if r.Power > 0 && r.Power <= math.MaxFloat64 {
+			power = r.Power
+			st.MeasuredPower++
+		}
 		jobs = append(jobs, Job{
 			ID:        r.ID,
 			Submit:    r.Submit,
@@ -89,6 +100,7 @@ func Clean(t *Trace, c Cleaning) ([]Job, CleanStats) {
 			Queue:     r.Queue,
 			Partition: r.Partition,
 			Line:      r.Line,
+			Power:     power,
 		})
 	}
 	st.Jobs = len(jobs)

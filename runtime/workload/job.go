@@ -1,5 +1,6 @@
 // Package workload turns job traces into the jobs the engine replays: it
-// reads Standard Workload Format (SWF) files, plain or gzipped, applies the
+// reads Standard Workload Format (SWF) files and Slurm accounting (sacct
+// --parsable2) output, plain or gzipped, applies the
 // cleaning rules of DESIGN §4.2 (reporting what each rule did), and generates
 // seeded synthetic workloads.
 package workload
@@ -12,12 +13,13 @@ type Job struct {
 	Runtime   float64 // actual run time after cleaning, s (> 0)
 	Walltime  float64 // requested time after cleaning, s (>= Runtime)
 	Procs     int     // processors (field 5, else field 8)
-	Nodes     int     // ceil(Procs / cores per node)
+	Nodes     int     // the trace's node count if it has one (sacct), else ceil(Procs / cores per node)
 	User      int     // field 12, -1 if unknown
 	Group     int     // field 13, -1 if unknown
 	Queue     int     // field 15, -1 if unknown
 	Partition int     // field 16, -1 if unknown
 	Line      int     // 1-based line in the trace file; 0 for synthetic jobs
+	Power     float64 // measured power per node, W (sacct); 0 = none: the machine's model applies
 }
 
 // Header holds the SWF header keys pwrc uses. Zero values mean absent.

@@ -19,7 +19,8 @@ import (
 // Record is one SWF data line, fields already parsed. -1 means unknown, as in
 // SWF. Fields pwrc never uses (CPU time, memory, executable, preceding job,
 // think time) are checked to be numbers but not kept, so that a 300k-job
-// trace stays around 30 MB.
+// trace stays around 35 MB. ReadSacct makes the same Records from Slurm
+// accounting, one per job; Nodes and Power are only set from there.
 type Record struct {
 	ID         int64   // field 1, job number
 	Submit     float64 // field 2, s
@@ -34,15 +35,18 @@ type Record struct {
 	Queue      int     // field 15
 	Partition  int     // field 16
 	Line       int     // 1-based line number in the file
+	Nodes      int     // nodes allocated, if the trace says (sacct NNodes); 0 = from procs
+	Power      float64 // measured mean power per node, W (sacct); 0 = none
 }
 
-// Trace is a parsed SWF file.
+// Trace is a parsed SWF file, or sacct output read by ReadSacct.
 type Trace struct {
-	Name     string   // file name as given
-	Header   Header   // the header keys pwrc uses
-	Records  []Record // data records, in file order
-	BadLines int      // lines skipped as malformed (only with SkipBadLines)
-	FirstBad []int    // line numbers of the first few (≤ 5) skipped lines
+	Name     string     // file name as given
+	Header   Header     // the header keys pwrc uses
+	Records  []Record   // data records, in file order
+	BadLines int        // lines skipped as malformed (only with SkipBadLines)
+	FirstBad []int      // line numbers of the first few (≤ 5) skipped lines
+	Sacct    *SacctInfo // what ReadSacct found; nil for SWF
 }
 
 // ReadOptions tune ReadSWF.
