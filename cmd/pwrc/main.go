@@ -125,6 +125,7 @@ simulator, printing energy, cost and waiting-time comparisons.`,
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(checkCmd(stdout, stderr), runCmd(stdout, stderr), planCmd(stdout, stderr), versionCmd(stdout))
+	root.AddCommand(fmtCmd(stdout, stderr))
 	return root
 }
 
