@@ -37,7 +37,8 @@ func (s *sim) budgetActive() bool {
 	b := s.pol.Budget
 	switch b.When {
 	case BudgetDuringPeak:
-		return s.period == s.peakIdx
+		_, period := s.led.Price()
+		return period == s.peakIdx
 	case BudgetWhile:
 		return b.While.Bool(&s.env)
 	}
@@ -273,8 +274,8 @@ func (s *sim) backfillBudgetEASY(cands []int32, free int) int {
 		if !(w <= s.headroom()) {
 			continue
 		}
-		endEst := s.now + s.est[j]
-		if s.machine.BootTime > 0 && nn > s.nIdle {
+		endEst := s.now + s.estimate(j)
+		if s.machine.BootTime > 0 && nn > s.cnt.Idle {
 			endEst += s.machine.BootTime
 		}
 		switch {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pwrc/pwrc/internal/testenv"
@@ -151,8 +152,8 @@ func TestBootAndShutdownDelays(t *testing.T) {
 			t.Errorf("schedule: job 1 %v–%v, job 2 %v–%v; want 0–50 and 1060–1110", s.start[0], s.end[0], s.start[1], s.end[1])
 		}
 		want := [nComponents]float64{compBusy: 30000, compIdle: 20000, compOff: 17500, compBoot: 9000, compShutdown: 7200}
-		if s.acc.energy != want {
-			t.Errorf("energy by component %v, want %v", s.acc.energy, want)
+		if !slices.Equal(s.led.Energy, want[:]) {
+			t.Errorf("energy by component %v, want %v", s.led.Energy, want)
 		}
 	}
 }

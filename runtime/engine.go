@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
+	"github.com/pwrc/pwrc/runtime/alloc"
+	"github.com/pwrc/pwrc/runtime/ledger"
+	"github.com/pwrc/pwrc/runtime/machine"
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
 )
@@ -29,6 +31,11 @@ import (
 //   - With shutdown, nodes idle for the given time are switched off after
 //     the pass; off nodes count as free and are booted when a job needs
 //     them (the job starts when the boot ends).
+//
+// The engine owns time and the order of events; the machine's node state
+// lives in a machine.Nodes (the one place node states change), energy and
+// cost in a ledger.Ledger fed by the machine's counts at every change, and
+// node choices in the alloc kernels.
 
 // event kinds, in the order they are applied at equal times.
 const (
@@ -52,21 +59,16 @@ type running struct {
 	id    int32 // job index, or −1−k for the k-th shutdown batch
 }
 
-// idleBatch is a group of nodes idle since the same time.
-type idleBatch struct {
-	since float64
-	n     int
-}
-
 // sim holds one run's state.
 type sim struct {
 	// jobs, struct of arrays, in queue order of arrival (submit, then trace order)
 	jobs   []workload.Job
-	est    []float64 // backfill estimate per job
-	pw     []float64 // W per working node while running
+	est    []float64 // backfill estimate per job (stretched to its pstate when fixed)
+	pw     []float64 // W per working node while running, at the highest pstate
 	alloc  []int32   // nodes allocated: the request, rounded up to the contiguous unit
 	jw     []float64 // W of a running job: its working nodes plus the idle rest of its allocation
 	wt     []float64 // budget weight, fixed when the job starts (only with a budget)
+	pstate []uint8   // the pstate a job runs at, set when it starts
 	start  []float64
 	end    []float64
 	status []uint8 // 0 waiting/not arrived, 1 started
@@ -76,17 +78,15 @@ type sim struct {
 	nodes   int
 	machine *Machine
 
-	// node states (counts)
-	idle     []idleBatch // stack: most recently idle last; allocation pops from the end
-	idleHead int         // index of the oldest batch still in idle (shutdown pops from the front)
-	nIdle    int         // free idle nodes
-	reserved int         // idle nodes held by jobs waiting for others to boot
-	off      int
-	booting  int
-	shutting int
-	busy     int     // nodes allocated to running jobs
-	work     int     // nodes running jobs asked for (busy minus partition leftovers)
-	busyW    float64 // power of running jobs, W
+	// The machine: node states (counted or identified), their counts, and
+	// the power model over them.
+	mach    machine.Nodes
+	cnt     *machine.Counts
+	model   *machine.Model
+	stretch []float64 // s(f) per pstate
+	freq    pstateChoice
+	held    []string // per job, its nodes as ranges (recordNodes)
+	ids     []int32  // scratch for node lists
 
 	// Power budget (Zhou et al.): the weights of started jobs against it.
 	budget   float64 // W; +Inf without a budget
@@ -114,19 +114,16 @@ type sim struct {
 	now       float64
 	done      int
 	firstT    float64
-	acc       accounting
+	led       *ledger.Ledger
+	sample    ledger.Sample
+	states    *stateSeries // --series: the machine's state at every change; nil if not asked
 	env       Env
 	clock     tariff.Clock
 	tar       tariff.Tariff
 	wakeDeps  bool // rules read time or tariff: pass at every price change
 	wakeHours bool // rules read now.*: pass every hour
-	price     float64
-	period    int
-	nextPrice float64
 	priceMean float64
 	peakIdx   int
-	hour      int     // local hour of day of now
-	nextHour  float64 // when the next local hour starts
 
 	// The accounting window: energy, cost and the node-time behind
 	// utilization are integrated over [accFrom, accTo] only. Without one
@@ -134,6 +131,11 @@ type sim struct {
 	windowed       bool
 	accFrom, accTo float64
 	lastEnd        float64 // when the last job ended
+
+	// What the run was asked to record or how to hold its nodes.
+	identified  bool // nodes have identities even where nothing needs them
+	recordNodes bool // keep every job's node list (for --jobs)
+	keepStates  bool
 }
 
 // simOption adjusts a run before it starts.
@@ -147,6 +149,20 @@ func accountOver(from, to float64) simOption {
 	return func(s *sim) { s.windowed, s.accFrom, s.accTo = true, from, to }
 }
 
+// recordNodes keeps each job's node list; nodes then have identities even
+// on a machine where nothing else needs them (the most-recently-idle
+// allocation, which gives the counted fast path's schedule and energy).
+func recordNodes() simOption {
+	return func(s *sim) { s.identified, s.recordNodes = true, true }
+}
+
+// withIdentities gives nodes identities without recording them (tests of
+// the counted fast path against the identified machine).
+func withIdentities() simOption { return func(s *sim) { s.identified = true } }
+
+// recordStates keeps the machine's state at every change (--series).
+func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
+
 // simulate replays jobs under the run's machine, contract and policy.
 //
 // pw gives each job's power per working node; budget is the power budget
@@ -156,10 +172,17 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	for _, o := range opts {
 		o(s)
 	}
+	s.model = machine.NewModel(machineSpec(m, nodes))
+	s.stretch = make([]float64, s.model.PStates())
+	for p := range s.stretch {
+		s.stretch[p] = m.Stretch(p)
+	}
+	s.freq = newPStateChoice(pol.Frequency, m)
 	n := len(jobs)
 	s.est = make([]float64, n)
 	s.alloc = make([]int32, n)
 	s.jw = make([]float64, n)
+	s.pstate = make([]uint8, n)
 	s.start = make([]float64, n)
 	s.end = make([]float64, n)
 	s.status = make([]uint8, n)
@@ -167,6 +190,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.wt = make([]float64, n)
 	}
 	unit := max(1, pol.Contiguous)
+	fixed := s.freq.fixedPState()
 	wide, firstWide := 0, -1
 	for i, j := range jobs {
 		a := (j.Nodes + unit - 1) / unit * unit
@@ -177,10 +201,14 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 			continue
 		}
 		s.alloc[i] = int32(a)
-		s.jw[i] = float64(j.Nodes)*pw[i] + float64(a-j.Nodes)*m.Power.Idle
+		s.pstate[i] = uint8(fixed)
+		s.jw[i] = s.jobPower(int32(i), fixed)
 		s.est[i] = j.Walltime
 		if pol.Estimate == Exact {
 			s.est[i] = j.Runtime
+		}
+		if fixed > 0 {
+			s.est[i] *= s.stretch[fixed]
 		}
 	}
 	if wide > 0 {
@@ -208,20 +236,32 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if pol.Order != nil && !pol.Order.Deps.Dynamic() {
 		s.order = make([]float64, n)
 	}
-	s.acc.init(len(tar.Periods())) // metrics() reads it, jobs or not
+	t0 := 0.0
+	if n > 0 {
+		t0 = jobs[0].Submit
+		if s.windowed && s.accFrom < t0 {
+			t0 = s.accFrom // the machine is on, idle, from the window's start
+		}
+	}
+	if err := s.newMachine(t0); err != nil {
+		return nil, err
+	}
+	s.led = ledger.New(ledger.Options{
+		Components: len(s.model.Components()), Levels: len(m.Levels), PStates: s.model.PStates(),
+		Tariff: tar, Clock: clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
+	}, t0)
+	s.sample = ledger.Sample{Power: make([]float64, len(s.model.Components())),
+		On: s.cnt.LevelsOn, BusyAt: s.cnt.BusyAt, JobWAt: s.cnt.JobWAt}
 	if n == 0 {
 		// (runOne never gets here: the loader fails such runs, saying why.)
 		return s, nil
 	}
 	s.firstT = jobs[0].Submit
-	s.now = s.firstT
-	if s.windowed && s.accFrom < s.now {
-		s.now = s.accFrom // the machine is on, idle, from the window's start
+	s.now = t0
+	if s.keepStates {
+		s.states = newStateSeries(s.model)
+		s.observe()
 	}
-	s.idle = append(s.idle, idleBatch{since: s.now, n: nodes})
-	s.nIdle = nodes
-	s.price, s.period, s.nextPrice = tar.At(s.now)
-	s.hour, s.nextHour = s.localHour(s.now)
 	s.changed = true
 	if err := s.loop(); err != nil {
 		return s, err
@@ -231,6 +271,85 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.tail()
 	}
 	return s, nil
+}
+
+// machineSpec is what the machine model needs of a plan's machine.
+func machineSpec(m *Machine, nodes int) machine.Spec {
+	sp := machine.Spec{
+		Nodes:          nodes,
+		Power:          machine.NodePower(m.Power),
+		Infrastructure: m.Infrastructure + m.InfrastructurePerNode*float64(nodes),
+	}
+	for _, p := range m.PStates {
+		sp.PStates = append(sp.PStates, p.Power)
+	}
+	for _, l := range m.Levels {
+		ml := machine.Level{Name: l.Name, Size: l.Size}
+		for _, c := range l.Components {
+			ml.Components = append(ml.Components, machine.Component{Name: c.Name, Power: c.Power})
+		}
+		sp.Levels = append(sp.Levels, ml)
+	}
+	return sp
+}
+
+// newMachine sets up the node state: counted where nothing needs node
+// identities, else a table of nodes with the policy's allocator (the
+// default, on a machine with levels, is first_available: reusing the most
+// recently idle nodes, as the counted machine does, keeps most racks on).
+func (s *sim) newMachine(t0 float64) error {
+	a := s.pol.Allocate.Name
+	if a == "any" {
+		a = ""
+	}
+	if len(s.machine.Levels) == 0 && (a == "" || a == "most_recent") && !s.identified {
+		c := machine.NewCounted(s.model, s.nodes, t0)
+		s.mach, s.cnt = c, c.Counts()
+		return nil
+	}
+	var pick alloc.Picker
+	switch {
+	case a == "most_recent":
+	case a == "" && len(s.machine.Levels) == 0:
+		// most recently idle first, as the counted machine
+	case a == "":
+		pick = alloc.FirstAvailable{}
+	default:
+		lv := s.pol.Allocate.Level
+		if lv < 0 {
+			lv = 0
+		}
+		if a == "rack_aware" && len(s.machine.Levels) == 0 {
+			return fmt.Errorf("policy %s: rack_aware needs a machine with levels, and machine %s has none", s.pol.Name, s.machine.Name)
+		}
+		p, err := alloc.NewPicker(a, lv)
+		if err != nil {
+			return err
+		}
+		pick = p
+	}
+	t, err := machine.NewTable(s.model, s.nodes, len(s.jobs), pick, s.pol.Shutdown != nil, t0)
+	if err != nil {
+		return fmt.Errorf("machine %s: %w", s.machine.Name, err)
+	}
+	s.mach, s.cnt = t, t.Counts()
+	if s.recordNodes {
+		s.held = make([]string, len(s.jobs))
+	}
+	return nil
+}
+
+// jobPower is job j's power running at pstate p: its working nodes at
+// their power there (the workload's power at the highest pstate, scaled
+// by the machine's busy power at p relative to it) plus the idle rest of
+// its allocation.
+func (s *sim) jobPower(j int32, p int) float64 {
+	jb := &s.jobs[j]
+	pw := s.pw[j]
+	if p > 0 {
+		pw = pw * s.model.BusyPower(p) / s.model.BusyPower(0) // exact for the machine's own busy power
+	}
+	return float64(jb.Nodes)*pw + float64(int(s.alloc[j])-jb.Nodes)*s.machine.Power.Idle
 }
 
 // tail follows the machine after the last job ends, up to the end of the
@@ -249,6 +368,7 @@ func (s *sim) tail() {
 			s.apply(s.pop())
 		}
 		s.shutdownIdle()
+		s.observe()
 	}
 }
 
@@ -258,7 +378,7 @@ func (p *Policy) deps() Deps {
 	if p.Budget != nil {
 		while = p.Budget.While
 	}
-	for _, e := range []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, while} {
+	for _, e := range []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, while, p.Frequency.Rule} {
 		if e != nil {
 			d |= e.Deps
 		}
@@ -314,6 +434,7 @@ func (s *sim) loop() error {
 			lastProgress = t
 		}
 		s.shutdownIdle()
+		s.observe()
 		if t-lastProgress > maxIdleSpan {
 			return s.neverStarted(fmt.Sprintf("%s never started: nothing happened for %.0f days", jobCount(len(s.queue)), maxIdleSpan/86400), false)
 		}
@@ -321,10 +442,22 @@ func (s *sim) loop() error {
 	return nil
 }
 
+// observe ends an instant: level changes are counted, and the machine's
+// state recorded when asked for.
+func (s *sim) observe() {
+	if len(s.cnt.LevelsOn) > 0 {
+		s.led.Observe(s.cnt.LevelsOn)
+	}
+	if s.states != nil {
+		s.model.Power(s.cnt, s.sample.Power)
+		s.states.record(s.now, s.cnt, s.sample.Power)
+	}
+}
+
 // wakeAt is the next time a rule that reads the clock or the tariff may
 // change its mind: the next price change, or the next hour.
 func (s *sim) wakeAt() float64 {
-	w := s.nextPrice
+	w := s.led.NextPrice()
 	if s.wakeHours {
 		h := s.clock.Time(s.now)
 		top := h.Truncate(3600e9).Add(3600e9)
@@ -335,72 +468,21 @@ func (s *sim) wakeAt() float64 {
 	return w
 }
 
-// advance integrates power up to time t.
+// advance integrates power up to time t: the machine's state since the
+// last change.
 func (s *sim) advance(t float64) {
 	if t <= s.now {
 		return
 	}
-	m := s.machine
-	var p [nComponents]float64
-	p[compBusy] = s.busyW
-	p[compIdle] = float64(s.nIdle+s.reserved) * m.Power.Idle
-	p[compOff] = float64(s.off) * m.Power.Off
-	p[compBoot] = float64(s.booting) * m.Power.Boot
-	p[compShutdown] = float64(s.shutting) * m.Power.Shutdown
-	p[compInfra] = s.infraW()
-	if !s.windowed {
-		s.acc.busyNodeSeconds += float64(s.busy) * (t - s.now)
-		s.acc.workNodeSeconds += float64(s.work) * (t - s.now)
-	}
-	for s.now < t {
-		seg := math.Min(t, math.Min(s.nextPrice, s.nextHour))
-		inside := true
-		if s.windowed {
-			// Cut at the window's ends; integrate only inside it.
-			if s.now < s.accFrom && seg > s.accFrom {
-				seg = s.accFrom
-			}
-			if s.now < s.accTo && seg > s.accTo {
-				seg = s.accTo
-			}
-			inside = s.now >= s.accFrom && seg <= s.accTo
-		}
-		if dt := seg - s.now; inside {
-			if s.windowed {
-				s.acc.busyNodeSeconds += float64(s.busy) * dt
-				s.acc.workNodeSeconds += float64(s.work) * dt
-			}
-			total := s.acc.add(&p, dt, s.price, s.period)
-			h := &s.acc.hours[s.hour]
-			h.Seconds += dt
-			h.Energy += total * dt
-			h.JobEnergy += p[compBusy] * dt
-			h.NodeSeconds += float64(s.busy) * dt
-		}
-		s.now = seg
-		if seg == s.nextPrice {
-			s.price, s.period, s.nextPrice = s.tar.At(seg)
-		}
-		if seg == s.nextHour {
-			s.hour, s.nextHour = s.localHour(seg)
-		}
-	}
+	s.model.Power(s.cnt, s.sample.Power)
+	s.sample.Busy, s.sample.Work = s.cnt.Busy, s.cnt.Work
+	s.led.Advance(t, &s.sample)
+	s.now = t
 }
 
-// localHour returns the local hour of day at t and when the next one
-// starts, so power can be profiled by hour of day (Zhou et al.'s Fig. 5).
-func (s *sim) localHour(t float64) (int, float64) {
-	w := s.clock.Time(t)
-	top := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), 0, 0, 0, w.Location())
-	next := s.clock.Sim(top.Add(time.Hour))
-	if next <= t { // defensive: always move forward
-		next = t + 3600
-	}
-	return w.Hour(), next
-}
-
-func (s *sim) infraW() float64 {
-	return s.machine.Infrastructure + s.machine.InfrastructurePerNode*float64(s.nodes)
+// use is what job j holds while it runs.
+func (s *sim) use(j int32) machine.Use {
+	return machine.Use{N: int(s.alloc[j]), Work: s.jobs[j].Nodes, W: s.jw[j], PState: int(s.pstate[j])}
 }
 
 // apply handles one event.
@@ -409,94 +491,49 @@ func (s *sim) apply(e event) {
 	switch e.kind {
 	case evEnd:
 		j := e.job
-		nn := int(s.alloc[j])
-		s.busy -= nn
-		s.work -= s.jobs[j].Nodes
-		s.busyW -= s.jw[j]
 		if s.wt != nil {
 			s.commitW -= s.wt[j]
 		}
-		s.removeRunning(s.start[j]+s.est[j], j)
-		s.pushIdle(nn)
+		s.removeRunning(s.start[j]+s.runEst(j), j)
+		s.mach.Release(j, s.use(j), s.now)
 		s.done++
 	case evBootDone:
-		j := e.job
-		nn := int(s.alloc[j])
-		s.booting -= int(e.n)
-		s.reserved -= nn - int(e.n)
-		s.busy += nn
-		s.work += s.jobs[j].Nodes
-		s.busyW += s.jw[j]
+		s.mach.Booted(e.job, s.use(e.job), int(e.n))
 	case evShutDone:
-		s.shutting -= int(e.n)
-		s.off += int(e.n)
+		s.mach.ShutDone(int(e.n))
 		s.removeRunning(e.t, e.job)
 	}
 }
 
-func (s *sim) pushIdle(n int) {
-	if k := len(s.idle); k > s.idleHead && s.idle[k-1].since == s.now {
-		s.idle[k-1].n += n
-	} else {
-		s.idle = append(s.idle, idleBatch{since: s.now, n: n})
-	}
-	s.nIdle += n
-}
-
-// takeIdle removes up to n idle nodes, most recently idle first, so the
-// nodes idle longest are the ones shutdown switches off.
-func (s *sim) takeIdle(n int) int {
-	took := 0
-	for took < n && len(s.idle) > s.idleHead {
-		top := &s.idle[len(s.idle)-1]
-		k := min(top.n, n-took)
-		top.n -= k
-		took += k
-		if top.n == 0 {
-			s.idle = s.idle[:len(s.idle)-1]
-		}
-	}
-	s.nIdle -= took
-	if len(s.idle) == s.idleHead { // reuse the backing array
-		s.idle, s.idleHead = s.idle[:0], 0
-	}
-	return took
-}
-
 func (s *sim) shutdownDue() float64 {
-	if s.pol.Shutdown == nil || len(s.idle) == s.idleHead {
+	if s.pol.Shutdown == nil {
 		return math.Inf(1)
 	}
-	return s.idle[s.idleHead].since + s.pol.Shutdown.After
+	return s.mach.ShutdownDue(s.pol.Shutdown.After, s.pol.Shutdown.Keep)
 }
 
 // shutdownIdle switches off nodes that have been idle long enough.
 func (s *sim) shutdownIdle() {
-	if s.pol.Shutdown == nil {
+	sh := s.pol.Shutdown
+	if sh == nil {
 		return
 	}
-	for len(s.idle) > s.idleHead && s.idle[s.idleHead].since+s.pol.Shutdown.After <= s.now {
-		s.changed = true
-		n := s.idle[s.idleHead].n
-		s.idleHead++
-		s.nIdle -= n
-		if d := s.machine.ShutdownTime; d > 0 {
-			s.shutting += n
-			s.shutSeq++
-			id := -s.shutSeq
-			s.insertRunning(running{est: s.now + d, nodes: int32(n), id: id})
-			s.push(event{t: s.now + d, kind: evShutDone, job: id, n: int32(n)})
-		} else {
-			s.off += n
-		}
+	d := s.machine.ShutdownTime
+	n := s.mach.SwitchOff(s.now, sh.After, sh.Keep, d > 0)
+	if n == 0 {
+		return
 	}
-	if len(s.idle) == s.idleHead {
-		s.idle, s.idleHead = s.idle[:0], 0
+	s.changed = true
+	if d > 0 {
+		s.shutSeq++
+		id := -s.shutSeq
+		s.insertRunning(running{est: s.now + d, nodes: int32(n), id: id})
+		s.push(event{t: s.now + d, kind: evShutDone, job: id, n: int32(n)})
 	}
 }
 
 // free is the number of nodes a job could take now.
-func (s *sim) free() int { return s.nIdle + s.off }
+func (s *sim) free() int { return s.cnt.Free() }
 
 // startJob starts job j now (or when its nodes have booted).
 func (s *sim) startJob(j int32) {
@@ -515,26 +552,48 @@ func (s *sim) startWeighted(j int32, w float64) {
 }
 
 func (s *sim) startNodes(j int32) {
-	nn := int(s.alloc[j])
-	fromIdle := s.takeIdle(nn)
-	fromOff := nn - fromIdle
-	s.off -= fromOff
+	if s.freq.kind == FreqRule {
+		p := s.freq.at(s, j)
+		s.pstate[j] = uint8(p)
+		s.jw[j] = s.jobPower(j, p)
+	}
 	ts := s.now
-	if fromOff > 0 && s.machine.BootTime > 0 {
+	boot := s.machine.BootTime > 0
+	estEnd := ts + s.runEst(j)
+	if boot && int(s.alloc[j]) > s.cnt.Idle {
+		estEnd += s.machine.BootTime
+	}
+	if booting := s.mach.Take(j, s.use(j), estEnd, boot); booting > 0 {
 		ts += s.machine.BootTime
-		s.booting += fromOff
-		s.reserved += fromIdle
-		s.push(event{t: ts, kind: evBootDone, job: j, n: int32(fromOff)})
-	} else {
-		s.busy += nn
-		s.work += s.jobs[j].Nodes
-		s.busyW += s.jw[j]
+		s.push(event{t: ts, kind: evBootDone, job: j, n: int32(booting)})
 	}
 	s.start[j] = ts
-	s.end[j] = ts + s.jobs[j].Runtime
+	s.end[j] = ts + s.jobs[j].Runtime*s.stretch[s.pstate[j]]
 	s.status[j] = 1
 	s.push(event{t: s.end[j], kind: evEnd, job: j})
-	s.insertRunning(running{est: ts + s.est[j], nodes: int32(nn), id: j})
+	s.insertRunning(running{est: ts + s.runEst(j), nodes: s.alloc[j], id: j})
+	if s.held != nil {
+		s.ids = s.mach.Held(s.ids[:0], j)
+		s.held[j] = nodeRanges(s.ids)
+	}
+}
+
+// runEst is job j's estimated run time at the pstate it runs at.
+func (s *sim) runEst(j int32) float64 {
+	if s.freq.kind == FreqRule && s.pstate[j] > 0 {
+		return s.est[j] * s.stretch[s.pstate[j]]
+	}
+	return s.est[j]
+}
+
+// estimate is job j's estimated run time if it started now.
+func (s *sim) estimate(j int32) float64 {
+	if s.freq.kind == FreqRule {
+		if p := s.freq.at(s, j); p > 0 {
+			return s.est[j] * s.stretch[p]
+		}
+	}
+	return s.est[j]
 }
 
 func (s *sim) insertRunning(r running) {

@@ -59,13 +59,13 @@ func TestIncrementalPassesChangeNothing(t *testing.T) {
 						}
 						got[k] = s
 					}
-					if !slices.Equal(got[0].start, got[1].start) || got[0].acc.energy != got[1].acc.energy {
+					if !slices.Equal(got[0].start, got[1].start) || !slices.Equal(got[0].led.Energy, got[1].led.Energy) {
 						for i := range jobs {
 							if got[0].start[i] != got[1].start[i] {
 								t.Fatalf("job %d starts at %v with incremental passes, %v with full passes", jobs[i].ID, got[0].start[i], got[1].start[i])
 							}
 						}
-						t.Fatalf("energy differs: %v vs %v", got[0].acc.energy, got[1].acc.energy)
+						t.Fatalf("energy differs: %v vs %v", got[0].led.Energy, got[1].led.Energy)
 					}
 				})
 			}

@@ -3,6 +3,9 @@ package runtime
 import (
 	"math"
 	"slices"
+
+	"github.com/pwrc/pwrc/runtime/ledger"
+	"github.com/pwrc/pwrc/runtime/machine"
 )
 
 // Metrics summarise one run (DESIGN §4.7). Energies are in J, powers in W,
@@ -19,15 +22,18 @@ type Metrics struct {
 	Windowed               bool
 	Nodes                  int
 	Energy                 float64 // total, J
-	EnergyBy               [nComponents]float64
-	Cost                   float64
-	CostBy                 [nComponents]float64
-	Periods                []PeriodStat
-	Currency               string
-	PeakPower              float64
-	Saving                 float64 // baseline cost − cost; valid when HasSaving
-	SavingPct              float64 // Saving as % of the baseline cost
-	HasSaving              bool
+	// Components name the entries of EnergyBy and CostBy: busy, idle,
+	// off, boot, shutdown, one per level component, infrastructure.
+	Components []string
+	EnergyBy   []float64
+	Cost       float64
+	CostBy     []float64
+	Periods    []PeriodStat
+	Currency   string
+	PeakPower  float64
+	Saving     float64 // baseline cost − cost; valid when HasSaving
+	SavingPct  float64 // Saving as % of the baseline cost
+	HasSaving  bool
 	// The same for the cost of the energy running jobs draw (their nodes,
 	// with the idle rest of contiguous allocations), without idle nodes or
 	// infrastructure: the cost Zhou et al. report.
@@ -54,6 +60,50 @@ type Metrics struct {
 	InversePairs                  int64   // job pairs whose start order flips against the baseline
 	HasInversePairs               bool
 	Hours                         [24]HourStat // by local hour of day
+	Levels                        []LevelStat  // per level of the machine, lowest first
+	PStates                       []PStateStat // per pstate, highest first (machines with pstates)
+}
+
+// HourStat integrates one local hour of day over a run.
+type HourStat = ledger.HourStat
+
+// LevelStat is what one level kind did over the accounted span.
+type LevelStat struct {
+	Name      string
+	Instances int
+	OnMean    float64 // time-average of the instances on
+	Energy    float64 // J drawn by the level's instances (all its components)
+	// AllOn is the energy of every instance on all the time, the
+	// counterfactual of Patil & Chaudhary's savings; Saving = AllOn − Energy.
+	AllOn, Saving float64
+	// Changes counts the instants at which the number of instances on
+	// changed, Switches the instances switched on or off.
+	Changes, Switches int
+}
+
+// PStateStat is the jobs' use of one pstate.
+type PStateStat struct {
+	Freq        float64 // Hz
+	Energy      float64 // J drawn by jobs running at it
+	NodeSeconds float64 // busy nodes there × s
+}
+
+// LevelEnergy is the energy of all levels, J.
+func (m *Metrics) LevelEnergy() float64 {
+	var e float64
+	for _, l := range m.Levels {
+		e += l.Energy
+	}
+	return e
+}
+
+// LevelSaving is the level energy avoided against every level always on, J.
+func (m *Metrics) LevelSaving() (saving, allOn float64) {
+	for _, l := range m.Levels {
+		saving += l.Saving
+		allOn += l.AllOn
+	}
+	return saving, allOn
 }
 
 // PeriodStat is energy and cost in one tariff period (peak, base, ...).
@@ -70,16 +120,18 @@ const bsldTau = 10.0
 
 func (s *sim) metrics() Metrics {
 	m := Metrics{Jobs: len(s.jobs), Nodes: s.nodes}
-	m.EnergyBy = s.acc.energy
-	m.CostBy = s.acc.cost
-	for c := range nComponents {
-		m.Energy += s.acc.energy[c]
-		m.Cost += s.acc.cost[c]
+	l := s.led
+	m.Components = s.model.Components()
+	m.EnergyBy = l.Energy
+	m.CostBy = l.Cost
+	for c := range m.EnergyBy {
+		m.Energy += l.Energy[c]
+		m.Cost += l.Cost[c]
 	}
 	var on, off PeriodStat
 	for i, name := range s.tar.Periods() {
-		ps := PeriodStat{Name: name, Energy: s.acc.periodEnergy[i], Cost: s.acc.periodCost[i],
-			Seconds: s.acc.periodSeconds[i], JobEnergy: s.acc.periodJobEnergy[i]}
+		ps := PeriodStat{Name: name, Energy: l.PeriodEnergy[i], Cost: l.PeriodCost[i],
+			Seconds: l.PeriodSeconds[i], JobEnergy: l.PeriodJobEnergy[i]}
 		m.Periods = append(m.Periods, ps)
 		acc := &off
 		if i == s.peakIdx {
@@ -92,10 +144,10 @@ func (s *sim) metrics() Metrics {
 	}
 	m.PowerPeak, m.JobPowerPeak = perSecond(on.Energy, on.Seconds), perSecond(on.JobEnergy, on.Seconds)
 	m.PowerOffPeak, m.JobPowerOffPeak = perSecond(off.Energy, off.Seconds), perSecond(off.JobEnergy, off.Seconds)
-	m.PeakPower = s.acc.peakPower
-	m.BusyNodeHours = s.acc.busyNodeSeconds / 3600
-	m.WorkNodeHours = s.acc.workNodeSeconds / 3600
-	m.Hours = s.acc.hours
+	m.PeakPower = l.PeakPower
+	m.BusyNodeHours = l.BusyNodeSeconds / 3600
+	m.WorkNodeHours = l.WorkNodeSeconds / 3600
+	m.Hours = l.Hours
 	if s.pol.Budget != nil {
 		m.Budget = s.budget
 	}
@@ -110,10 +162,11 @@ func (s *sim) metrics() Metrics {
 		span = s.accTo - s.accFrom
 	}
 	if span > 0 {
-		m.Utilization = s.acc.busyNodeSeconds / (float64(s.nodes) * span)
+		m.Utilization = l.BusyNodeSeconds / (float64(s.nodes) * span)
 		m.PowerMean = m.Energy / span
-		m.JobPowerMean = m.EnergyBy[compBusy] / span
+		m.JobPowerMean = m.EnergyBy[machine.Busy] / span
 	}
+	s.levelMetrics(&m, span)
 	waits := make([]float64, len(s.jobs))
 	var sumWait, sumBsld float64
 	for i := range s.jobs {
@@ -160,4 +213,30 @@ func perSecond(energy, seconds float64) float64 {
 
 // JobCost is the cost of the energy running jobs draw: their nodes, with the
 // idle rest of contiguous allocations.
-func (m *Metrics) JobCost() float64 { return m.CostBy[compBusy] }
+func (m *Metrics) JobCost() float64 { return m.CostBy[machine.Busy] }
+
+// levelMetrics fills the per-level and per-pstate figures over the
+// accounted span.
+func (s *sim) levelMetrics(m *Metrics, span float64) {
+	l := s.led
+	c, _ := s.model.LevelComponents()
+	for i, lv := range s.machine.Levels {
+		st := LevelStat{Name: lv.Name, Instances: s.model.Instances(i),
+			Changes: l.LevelChanges[i], Switches: l.LevelSwitches[i]}
+		for range lv.Components {
+			st.Energy += l.Energy[c]
+			c++
+		}
+		if span > 0 {
+			st.OnMean = l.LevelOnSeconds[i] / span
+		}
+		st.AllOn = float64(st.Instances) * s.model.LevelPower(i) * span
+		st.Saving = st.AllOn - st.Energy
+		m.Levels = append(m.Levels, st)
+	}
+	if len(s.machine.PStates) > 1 {
+		for p, ps := range s.machine.PStates {
+			m.PStates = append(m.PStates, PStateStat{Freq: ps.Freq, Energy: l.PStateEnergy[p], NodeSeconds: l.PStateSeconds[p]})
+		}
+	}
+}

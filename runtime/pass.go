@@ -146,22 +146,18 @@ func (s *sim) setPassEnv() {
 		e.Now.Hour = float64(w.Hour()) + float64(w.Minute())/60 + float64(w.Second())/3600
 		e.Now.Weekday = int(w.Weekday())
 	}
-	e.Peak = s.period == s.peakIdx
-	e.Price.Now = s.price
+	price, period := s.led.Price()
+	e.Peak = period == s.peakIdx
+	e.Price.Now = price
 	e.Price.Mean = s.priceMean
+	c := s.cnt
 	e.System = SystemEnv{
-		Nodes: s.nodes, Free: s.free(), Idle: s.nIdle, Off: s.off, Busy: s.busy,
-		Power: s.powerNow(), Queue: len(s.queue), JobPower: s.busyW, Budget: math.Inf(1),
+		Nodes: s.nodes, Free: c.Free(), Idle: c.Idle, Off: c.Off, Busy: c.Busy,
+		Power: s.model.Power(c, s.sample.Power), Queue: len(s.queue), JobPower: c.JobW, Budget: math.Inf(1),
 	}
 	if s.wt != nil {
 		e.System.JobPower = s.commitW
 	}
-}
-
-func (s *sim) powerNow() float64 {
-	m := s.machine
-	return s.busyW + float64(s.nIdle+s.reserved)*m.Power.Idle + float64(s.off)*m.Power.Off +
-		float64(s.booting)*m.Power.Boot + float64(s.shutting)*m.Power.Shutdown + s.infraW()
 }
 
 // setJobEnv fills the fields of env.Job for job j that rules read: for a
@@ -377,8 +373,8 @@ func (s *sim) backfillEASY(cands []int32, free int) int {
 		if nn > free || s.status[j] != 0 || !s.admitted(j) {
 			continue
 		}
-		endEst := s.now + s.est[j]
-		if s.machine.BootTime > 0 && nn > s.nIdle {
+		endEst := s.now + s.estimate(j)
+		if s.machine.BootTime > 0 && nn > s.cnt.Idle {
 			endEst += s.machine.BootTime // it waits for off nodes to boot
 		}
 		switch {

@@ -637,7 +637,7 @@ func metricsMapNew(r *pwrt.Result) map[string]any {
 		out["power_peak_hours_kw"], out["power_offpeak_hours_kw"] = m.PowerPeak/1e3, m.PowerOffPeak/1e3
 		out["job_power_peak_hours_kw"], out["job_power_offpeak_hours_kw"] = m.JobPowerPeak/1e3, m.JobPowerOffPeak/1e3
 	}
-	for i, name := range pwrt.ComponentNames {
+	for i, name := range m.Components {
 		out["energy_"+name+"_mwh"] = m.EnergyBy[i] / 3.6e9
 		out["cost_"+name] = m.CostBy[i]
 	}

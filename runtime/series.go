@@ -1,0 +1,99 @@
+package runtime
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/pwrc/pwrc/runtime/machine"
+)
+
+// StateSeries is the machine's state after every instant at which it
+// changed (--series `<run>.states.csv`): nodes per state, level instances
+// on, and power by component; enough to draw a machine-state plot and,
+// with the jobs' node lists, a Gantt chart. Row i holds Values[i·w :
+// (i+1)·w] for w = len(Columns), at time Times[i] (trace seconds); a row
+// lasts until the next.
+type StateSeries struct {
+	Columns []string
+	Times   []float64
+	Values  []float64
+}
+
+type stateSeries struct {
+	StateSeries
+	row []float64
+}
+
+func newStateSeries(m *machine.Model) *stateSeries {
+	cols := []string{"idle", "reserved", "off", "booting", "shutting_down", "busy", "work"}
+	for _, l := range m.Spec().Levels {
+		cols = append(cols, l.Name+"_on")
+	}
+	for _, c := range m.Components() {
+		cols = append(cols, "power_"+c+"_w")
+	}
+	return &stateSeries{StateSeries: StateSeries{Columns: cols}, row: make([]float64, len(cols))}
+}
+
+// record adds a row at t if the state differs from the last row's; a row
+// already at t is overwritten (an instant records its final state).
+func (ss *stateSeries) record(t float64, c *machine.Counts, power []float64) {
+	r := ss.row[:0]
+	for _, n := range []int{c.Idle, c.Reserved, c.Off, c.Booting, c.Shutting, c.Busy, c.Work} {
+		r = append(r, float64(n))
+	}
+	for _, n := range c.LevelsOn {
+		r = append(r, float64(n))
+	}
+	r = append(r, power...)
+	w := len(r)
+	k := len(ss.Times)
+	if k > 0 {
+		last := ss.Values[(k-1)*w:]
+		if same(last, r) {
+			return
+		}
+		if ss.Times[k-1] == t {
+			copy(last, r)
+			return
+		}
+	}
+	ss.Times = append(ss.Times, t)
+	ss.Values = append(ss.Values, r...)
+}
+
+func same(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeRanges writes node ids as sorted ranges: "0-15,32".
+func nodeRanges(ids []int32) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	s := make([]int32, len(ids))
+	copy(s, ids)
+	slices.Sort(s)
+	var b []byte
+	for i := 0; i < len(s); {
+		k := i
+		for k+1 < len(s) && s[k+1] == s[k]+1 {
+			k++
+		}
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(s[i]), 10)
+		if k > i {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, int64(s[k]), 10)
+		}
+		i = k + 1
+	}
+	return string(b)
+}
