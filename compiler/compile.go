@@ -70,9 +70,12 @@ func Compile(path string, opts Options) *Result {
 }
 
 type compiler struct {
-	opts    Options
-	sources lang.Sources
-	diags   lang.Diagnostics
+	opts Options
+	// reportLevels are the level names the experiment being compiled
+	// reports on, checked once its runs are known.
+	reportLevels []*lang.Ident
+	sources      lang.Sources
+	diags        lang.Diagnostics
 
 	root    *module
 	modules map[string]*module // by canonical path

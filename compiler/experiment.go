@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,7 +32,22 @@ var DefaultReport = []string{"run_days", "utilization", "energy", "cost", "savin
 
 // ReportNames are the metrics a `report` statement can list.
 var ReportNames = []string{"run_days", "utilization", "energy", "cost", "saving", "saving_pct", "bsld",
-	"jobs", "dropped", "wait", "work", "inverse_pairs", "budget", "power", "job_power", "job_cost", "job_saving", "job_saving_pct"}
+	"jobs", "dropped", "wait", "work", "inverse_pairs", "budget", "power", "job_power", "job_cost", "job_saving", "job_saving_pct",
+	"levels_on", "level_utilization", "level_changes", "level_switches", "level_saving", "level_saving_pct",
+	"racks", "rack_utilization", "rack_changes", "rack_switches"}
+
+// levelMetrics take a level's name: `levels_on(rack)`; without one they
+// describe the machine's lowest level. Their keys are NAME:LEVEL.
+var levelMetrics = map[string]bool{"levels_on": true, "level_utilization": true, "level_changes": true, "level_switches": true}
+
+// rackMetrics are Patil & Chaudhary's names for the level metrics of a
+// level called rack.
+var rackMetrics = map[string]string{"racks": "levels_on", "rack_utilization": "level_utilization",
+	"rack_changes": "level_changes", "rack_switches": "level_switches"}
+
+// energyParts are the parts `energy(...)` and `cost(...)` take: the whole,
+// a component of the node states, all levels, infrastructure.
+var energyParts = []string{"total", "busy", "idle", "off", "boot", "shutdown", "levels", "infrastructure"}
 
 // groupedStats are the metrics that take statistics in parentheses, like
 // `wait(q50, max)`, each with its statistics and its default.
@@ -45,6 +61,18 @@ var groupedStats = map[string]struct {
 		"power_mean", "mean, peak, offpeak, max"},
 	"job_power": {map[string]string{"mean": "job_power_mean", "peak": "job_power_peak", "offpeak": "job_power_offpeak"},
 		"job_power_mean", "mean, peak, offpeak"},
+	"energy": {partKeys("energy"), "energy", strings.Join(energyParts, ", ")},
+	"cost":   {partKeys("cost"), "cost", strings.Join(energyParts, ", ")},
+}
+
+// partKeys maps energyParts to report keys: energy, energy_busy, ….
+func partKeys(metric string) map[string]string {
+	m := map[string]string{}
+	for _, p := range energyParts {
+		m[p] = metric + "_" + p
+	}
+	m["total"] = metric
+	return m
 }
 
 // waitStats are the arguments of `wait(...)` in a report.
@@ -294,11 +322,38 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	if !c.sameCurrency(p, exp, stmts["contract"]) {
 		return
 	}
+	c.checkReportLevels(p, exp)
 	if exp.Baseline != nil && !c.linkBaselines(p, exp, d) {
 		return
 	}
 	c.linkBudgets(p, exp, d)
 	p.Experiments = append(p.Experiments, exp)
+}
+
+// checkReportLevels checks that the levels a report names exist in one of
+// the experiment's machines (a metric of a level a machine lacks shows as
+// "–" for its runs).
+func (c *compiler) checkReportLevels(p *runtime.Plan, exp *runtime.Experiment) {
+	var names []string
+	for _, i := range exp.Runs {
+		for _, l := range p.Runs[i].Machine.Levels {
+			if !slices.Contains(names, l.Name) {
+				names = append(names, l.Name)
+			}
+		}
+	}
+	for _, id := range c.reportLevels {
+		if !slices.Contains(names, id.Name) {
+			d := c.diags.Errorf(id.R, "no machine of experiment `%s` has a level `%s`", exp.Name, id.Name).
+				DidYouMean(lang.Suggest(id.Name, names))
+			if len(names) == 0 {
+				d.With("Its machines have no levels; declare one with `level rack { size 16 node; power 633 W }`.")
+			} else {
+				d.With("Their levels: %s.", strings.Join(names, ", "))
+			}
+		}
+	}
+	c.reportLevels = c.reportLevels[:0]
 }
 
 // linkBaselines points each run at its baseline run: the run that has the
@@ -1022,6 +1077,7 @@ func withArg(s *lang.Stmt, i int, v lang.Value) *lang.Stmt {
 // report reads `report run_days, cost, wait(q50, q99), ...`.
 func (c *compiler) report(s *lang.Stmt) []string {
 	var out []string
+	c.reportLevels = c.reportLevels[:0]
 	args := s.Args
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -1041,6 +1097,41 @@ func (c *compiler) report(s *lang.Stmt) []string {
 		if !known {
 			c.diags.Errorf(id.R, "unknown metric `%s`", id.Name).DidYouMean(lang.Suggest(id.Name, ReportNames)).
 				With("Metrics: %s.", strings.Join(ReportNames, ", "))
+			continue
+		}
+		if lm, ok := rackMetrics[id.Name]; ok {
+			if i+1 < len(args) {
+				if g, ok := args[i+1].(*lang.Group); ok {
+					i++
+					if lm != "levels_on" || len(g.Items) != 1 || g.Items[0][0].Text() != "mean" {
+						c.diags.Errorf(g.Range(), "`%s` takes no arguments but `(mean)` after `racks`", id.Name).
+							With("`%s` is `%s(rack)`; for another level write `%s(LEVEL)`.", id.Name, lm, lm)
+					}
+				}
+			}
+			out = append(out, lm+":rack")
+			continue
+		}
+		if levelMetrics[id.Name] {
+			level := ""
+			if i+1 < len(args) {
+				if g, ok := args[i+1].(*lang.Group); ok {
+					i++
+					for k, it := range g.Items {
+						lid, ok := it[0].(*lang.Ident)
+						switch {
+						case ok && len(it) == 1 && k == 0 && lid.Name != "mean":
+							level = lid.Name
+							c.reportLevels = append(c.reportLevels, lid)
+						case ok && len(it) == 1 && lid.Name == "mean" && id.Name == "levels_on":
+						default:
+							c.diags.Errorf(it[0].Range(), "`%s` takes the name of one of the machine's levels", id.Name).
+								With("Write `%s(rack)`; without a name it describes the lowest level.", id.Name)
+						}
+					}
+				}
+			}
+			out = append(out, id.Name+":"+level)
 			continue
 		}
 		gs, grouped := groupedStats[id.Name]

@@ -21,8 +21,10 @@ type policyRefs struct {
 
 // allocators are the names `allocate` takes: Maui's node-allocation
 // policies (patil.md §1.5), Patil's rack-aware allocator, Blue Gene/P's
-// contiguous units, and `any` (nodes counted, not placed).
-var allocators = []string{"first_available", "last_available", "min_resource", "cpu_load", "max_balance", "fastest", "rack_aware", "contiguous", "any"}
+// contiguous units, `most_recent` (the most recently idle nodes first: a
+// diagnostic, and what machines without levels do by default) and `any`
+// (the machine's default).
+var allocators = []string{"first_available", "last_available", "min_resource", "cpu_load", "max_balance", "fastest", "rack_aware", "most_recent", "contiguous", "any"}
 
 // allocate reads `allocate NAME`, `allocate rack_aware [by LEVEL]` or
 // `allocate contiguous N`; it returns the allocation and the contiguous

@@ -17,7 +17,10 @@ import (
 // Options control plan execution.
 type Options struct {
 	Workers  int  // parallel runs; ≤ 0 means 1
-	KeepJobs bool // keep per-job records in results (for --jobs)
+	KeepJobs bool // keep per-job records in results (for --jobs), with the nodes each held
+	// KeepStates keeps each run's machine state at every change (for
+	// --series).
+	KeepStates bool
 	// Progress, if set, is called after each run finishes, never
 	// concurrently.
 	Progress func(done, total int)
@@ -29,7 +32,8 @@ type Result struct {
 	Metrics  Metrics
 	Jobs     []JobRecord // when Options.KeepJobs
 	Workload WorkloadInfo
-	Notes    []string // approximations and warnings worth printing with the table
+	States   *StateSeries // when Options.KeepStates
+	Notes    []string     // approximations and warnings worth printing with the table
 	Err      error
 	starts   []float64 // start times, kept until inverse pairs are counted
 }
@@ -45,6 +49,12 @@ type JobRecord struct {
 	Walltime float64
 	Alloc    int     // nodes allocated (Nodes rounded up to the contiguous unit)
 	Power    float64 // W drawn while running: working nodes plus the idle rest of the allocation
+	// NodeList is the nodes the job held, as ranges ("0-15,32"); PState
+	// the pstate it ran at (0: the highest) and Freq its frequency in Hz
+	// (0 on a machine without pstates).
+	NodeList string
+	PState   int
+	Freq     float64
 	// From the trace (SWF fields 12, 13, 15, 16); -1 if unknown.
 	User, Group, Queue, Partition int
 }
@@ -61,6 +71,7 @@ type WorkloadInfo struct {
 	// ScaledFrom is the trace machine's width in nodes when jobs were
 	// scaled onto this machine; 0 if not.
 	ScaledFrom int
+	Cut        CutStats // jobs the workload's keep and submitted cuts dropped
 	Epoch      int64
 	Zone       string
 }
@@ -90,7 +101,7 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					r := runOne(ctx, ld, p.Runs[i], opts.KeepJobs, dependency(p.Runs[i], res), compared[i])
+					r := runOne(ctx, ld, p.Runs[i], opts, dependency(p.Runs[i], res), compared[i])
 					mu.Lock()
 					res[i] = r
 					done++
@@ -184,7 +195,7 @@ func isBaselineOfSome(r *Result, res []*Result) bool {
 }
 
 // runOne executes a run; a rule that fails at run time becomes its error.
-func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Result, keepStarts bool) (res *Result) {
+func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool) (res *Result) {
 	res = &Result{Run: run}
 	defer func() {
 		if x := recover(); x != nil {
@@ -197,10 +208,6 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		res.Err = err
-		return res
-	}
-	if err := unsupported(run); err != nil {
 		res.Err = err
 		return res
 	}
@@ -220,13 +227,34 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 	if len(jobs) > 0 {
 		first = jobs[0].Submit
 	}
+	// Offsets in cuts and accounting windows count from the first
+	// submission of the cleaned trace, before any cut (`submitted 0 d ..
+	// 547.5 d` is the trace's first 547.5 days whatever `keep` drops).
+	origin := first
+	jobs, res.Workload.Cut, err = cutJobs(jobs, &run.Workload, origin, clock)
+	if err == nil && len(jobs) == 0 {
+		err = fmt.Errorf("workload %s: its cuts (keep, submitted) leave no job to simulate: %d dropped by keep, %d by submitted", run.Workload.Name, res.Workload.Cut.Keep, res.Workload.Cut.Submitted)
+	}
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	if len(jobs) > 0 {
+		first = jobs[0].Submit
+	}
 	// The accounting window is placed first: a run accounted from before
 	// its first job needs prices from then, so an hourly series starts at
 	// local midnight of the window's first day by default.
 	var opts []simOption
+	if o.KeepJobs {
+		opts = append(opts, recordNodes())
+	}
+	if o.KeepStates {
+		opts = append(opts, recordStates())
+	}
 	priceFrom := first
 	if a := run.Account; a != nil && len(jobs) > 0 {
-		from, to, err := a.resolve(clock, first)
+		from, to, err := a.resolve(clock, origin)
 		if err != nil {
 			res.Err = err // the run is named wherever its error is shown
 			return res
@@ -274,12 +302,22 @@ func runOne(ctx context.Context, ld *loader, run *Run, keep bool, baseline *Resu
 			res.Notes = append(res.Notes, note)
 		}
 	}
-	if keep {
+	if s.states != nil {
+		res.States = &s.states.StateSeries
+	}
+	if o.KeepJobs {
 		res.Jobs = make([]JobRecord, len(jobs))
 		for i, j := range jobs {
-			res.Jobs[i] = JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
+			r := JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
 				Procs: j.Procs, Walltime: j.Walltime, Alloc: int(s.alloc[i]), Power: s.jw[i],
-				User: j.User, Group: j.Group, Queue: j.Queue, Partition: j.Partition}
+				User: j.User, Group: j.Group, Queue: j.Queue, Partition: j.Partition, PState: int(s.pstate[i])}
+			if s.held != nil {
+				r.NodeList = s.held[i]
+			}
+			if ps := run.Machine.PStates; len(ps) > 0 {
+				r.Freq = ps[s.pstate[i]].Freq
+			}
+			res.Jobs[i] = r
 		}
 	}
 	return res
@@ -555,19 +593,4 @@ func fixedZone(offset int) string {
 		return fmt.Sprintf("Etc/GMT+%d", h)
 	}
 	return fmt.Sprintf("Etc/GMT%d", h)
-}
-
-// unsupported fails runs that use parts of the language the engine does
-// not simulate yet, rather than ignoring them.
-func unsupported(run *Run) error {
-	m, p, w := &run.Machine, &run.Policy, &run.Workload
-	switch {
-	case len(m.Levels) > 0, len(m.PStates) > 0:
-		return fmt.Errorf("machine %s: levels and pstates are not simulated yet", m.Name)
-	case p.Allocate.Name != "", p.Frequency.Kind != FreqMax, p.Shutdown != nil && p.Shutdown.Keep > 0:
-		return fmt.Errorf("policy %s: allocate, frequency and shutdown keep are not simulated yet", p.Name)
-	case w.Keep != nil, w.Submitted != nil:
-		return fmt.Errorf("workload %s: keep and submitted are not simulated yet", w.Name)
-	}
-	return nil
 }

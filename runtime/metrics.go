@@ -88,6 +88,35 @@ type PStateStat struct {
 	NodeSeconds float64 // busy nodes there × s
 }
 
+// Part is the energy (or, with cost, the cost) of one part of the
+// machine: a node-state component (busy, idle, off, boot, shutdown),
+// infrastructure, or levels (every level component).
+func (m *Metrics) Part(part string, cost bool) float64 {
+	v := m.EnergyBy
+	if cost {
+		v = m.CostBy
+	}
+	var sum float64
+	for i, name := range m.Components {
+		isLevel := i > machine.Shutdown && i < len(m.Components)-1
+		if name == part && !isLevel || part == "levels" && isLevel {
+			sum += v[i]
+		}
+	}
+	return sum
+}
+
+// Level is the figures of the level called name ("" for the lowest), and
+// whether the machine has it.
+func (m *Metrics) Level(name string) (*LevelStat, bool) {
+	for i := range m.Levels {
+		if m.Levels[i].Name == name || name == "" {
+			return &m.Levels[i], true
+		}
+	}
+	return nil, false
+}
+
 // LevelEnergy is the energy of all levels, J.
 func (m *Metrics) LevelEnergy() float64 {
 	var e float64

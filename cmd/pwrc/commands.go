@@ -178,7 +178,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				return errInterrupted
 			}
 			prog := newProgress(stderr, len(res.Plan.Runs))
-			results, err := simulate(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: out.keepJobs(), Progress: prog.update})
+			results, err := simulate(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: out.keepJobs(), KeepStates: out.keepStates(), Progress: prog.update})
 			prog.finish()
 			if err != nil {
 				return exitError{exitInterrupted, errors.New("interrupted; no output written")}
@@ -412,6 +412,22 @@ func writeHoursCSV(w io.Writer, m *pwrt.Metrics) {
 			u = st.NodeSeconds / (st.Seconds * float64(m.Nodes))
 		}
 		fmt.Fprintf(w, "%d,%s,%s,%s,%s\n", h, csvFloat(st.Seconds), csvFloat(p), csvFloat(jp), csvFloat(u))
+	}
+}
+
+// writeStatesCSV writes the machine's state after every instant at which
+// it changed: time (trace seconds), nodes per state, level instances on
+// and power by component (W); a row lasts until the next.
+func writeStatesCSV(w io.Writer, ss *pwrt.StateSeries) {
+	fmt.Fprintln(w, "time,"+strings.Join(ss.Columns, ","))
+	k := len(ss.Columns)
+	for i, t := range ss.Times {
+		b := []byte(csvFloat(t))
+		for _, v := range ss.Values[i*k : (i+1)*k] {
+			b = append(b, ',')
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		}
+		fmt.Fprintln(w, string(b))
 	}
 }
 

@@ -289,6 +289,16 @@ func (o *outputs) keepJobs() bool {
 	return false
 }
 
+// keepStates says whether runs must keep their machine-state series.
+func (o *outputs) keepStates() bool {
+	for _, d := range o.dirs {
+		if d.series {
+			return true
+		}
+	}
+	return false
+}
+
 // finishProfile stops the CPU profile and puts the file in place.
 func (o *outputs) finishProfile() error {
 	if o.profile == nil {
@@ -323,12 +333,12 @@ func (d *outDir) names(r *pwrt.Run) []string {
 		out = append(out, r.Name+".csv")
 	}
 	if d.series {
-		out = append(out, r.Name+".hours.csv")
+		out = append(out, r.Name+".hours.csv", r.Name+".states.csv")
 	}
 	return out
 }
 
-// runFile is one file of a directory: a run's jobs or hours.
+// runFile is one file of a directory: a run's jobs, hours or states.
 type runFile struct {
 	name, run, kind string
 	write           func(*bytes.Buffer)
@@ -346,6 +356,9 @@ func (d *outDir) files(results []*pwrt.Result) []runFile {
 		}
 		if d.series {
 			out = append(out, runFile{r.Run.Name + ".hours.csv", r.Run.Name, "series", func(b *bytes.Buffer) { writeHoursCSV(b, &r.Metrics) }})
+			if r.States != nil {
+				out = append(out, runFile{r.Run.Name + ".states.csv", r.Run.Name, "states", func(b *bytes.Buffer) { writeStatesCSV(b, r.States) }})
+			}
 		}
 	}
 	return out

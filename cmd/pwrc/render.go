@@ -237,6 +237,9 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 			return cell(r)
 		}}
 	}
+	if c, found := levelColumn(key, rs); found {
+		return c
+	}
 	if p, found := powerColumn(key); found {
 		cell := ok(func(m *pwrt.Metrics) float64 { return p.get(m) / 1e3 })
 		return column{header: p.header, cell: func(r *pwrt.Result) string {
@@ -252,6 +255,84 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 		return column{header: "Wait " + label + "\nmin", cell: func(r *pwrt.Result) string { return fmtWait(get(&r.Metrics)) }}
 	}
 	return column{header: key, cell: func(*pwrt.Result) string { return "?" }}
+}
+
+// levelColumn builds the columns of levels (NAME:LEVEL keys, the level
+// saving) and of parts of the energy and cost (energy_busy, cost_levels…).
+func levelColumn(key string, rs []*pwrt.Result) (column, bool) {
+	num := func(f func(m *pwrt.Metrics) (float64, bool), d int) func(r *pwrt.Result) string {
+		return func(r *pwrt.Result) string {
+			v, ok := f(&r.Metrics)
+			if !ok {
+				return "–"
+			}
+			return thousands(v, d)
+		}
+	}
+	if metric, level, found := strings.Cut(key, ":"); found {
+		name := level
+		if name == "" {
+			name = "levels"
+		}
+		get := func(f func(l *pwrt.LevelStat) float64) func(m *pwrt.Metrics) (float64, bool) {
+			return func(m *pwrt.Metrics) (float64, bool) {
+				l, ok := m.Level(level)
+				if !ok {
+					return 0, false
+				}
+				return f(l), true
+			}
+		}
+		switch metric {
+		case "levels_on":
+			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\non", cell: num(get(func(l *pwrt.LevelStat) float64 { return l.OnMean }), 2)}, true
+		case "level_utilization":
+			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\non %", cell: num(get(func(l *pwrt.LevelStat) float64 {
+				return 100 * l.OnMean / float64(max(1, l.Instances))
+			}), 1)}, true
+		case "level_changes":
+			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\nchanges", cell: num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Changes) }), 0)}, true
+		case "level_switches":
+			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\nswitches", cell: num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Switches) }), 0)}, true
+		}
+	}
+	switch key {
+	case "level_saving":
+		return column{header: "Level saving\nMWh", cell: num(func(m *pwrt.Metrics) (float64, bool) {
+			sv, _ := m.LevelSaving()
+			return sv / 3.6e9, len(m.Levels) > 0
+		}, 3)}, true
+	case "level_saving_pct":
+		return column{header: "Level saving\n%", cell: num(func(m *pwrt.Metrics) (float64, bool) {
+			sv, all := m.LevelSaving()
+			return 100 * sv / all, all > 0
+		}, 1)}, true
+	}
+	for _, metric := range []string{"energy_", "cost_"} {
+		part, found := strings.CutPrefix(key, metric)
+		if !found {
+			continue
+		}
+		cost := metric == "cost_"
+		scale, unit := 3.6e9, "MWh"
+		if cost {
+			scale, unit = moneyUnit(rs)
+		}
+		f := func(m *pwrt.Metrics) float64 { return m.Part(part, cost) / scale }
+		d := decimalsFor(rs, f)
+		label := strings.ToUpper(part[:1]) + part[1:]
+		header := label + "\n" + unit
+		if !cost {
+			header = label + " energy\n" + unit
+		}
+		return column{header: header, cell: func(r *pwrt.Result) string {
+			if part == "levels" && len(r.Metrics.Levels) == 0 {
+				return "–"
+			}
+			return thousands(f(&r.Metrics), d)
+		}}, true
+	}
+	return column{}, false
 }
 
 type powerCol struct {
@@ -532,7 +613,17 @@ func cleaningNote(w pwrt.WorkloadInfo) string {
 		return fmt.Sprintf("Workload %s: %s from pwrc's seeded synthetic model (a plausible HPC workload, not a site's trace).", w.Name, count(c.Jobs, "job"))
 	}
 	s := fmt.Sprintf("Workload %s: %s, %s simulated on %s nodes", w.Name,
-		count(w.Records, "record"), count(c.Jobs, "job"), thousands(float64(w.Nodes), 0))
+		count(w.Records, "record"), count(c.Jobs-w.Cut.Dropped(), "job"), thousands(float64(w.Nodes), 0))
+	if k := w.Cut; k.Dropped() > 0 {
+		var cut []string
+		if k.Keep > 0 {
+			cut = append(cut, thousands(float64(k.Keep), 0)+" by `keep`")
+		}
+		if k.Submitted > 0 {
+			cut = append(cut, thousands(float64(k.Submitted), 0)+" by `submitted`")
+		}
+		s += fmt.Sprintf(" (%s of %s cut: %s)", thousands(float64(k.Dropped()), 0), thousands(float64(c.Jobs), 0), strings.Join(cut, ", "))
+	}
 	if w.ScaledFrom > 0 {
 		s += fmt.Sprintf(" (widths scaled from the trace's %s nodes: ×%.4g, rounded up)", thousands(float64(w.ScaledFrom), 0),
 			float64(w.Nodes)/float64(w.ScaledFrom))
@@ -641,6 +732,22 @@ func metricsMapNew(r *pwrt.Result) map[string]any {
 		out["energy_"+name+"_mwh"] = m.EnergyBy[i] / 3.6e9
 		out["cost_"+name] = m.CostBy[i]
 	}
+	if len(m.Levels) > 0 {
+		out["energy_levels_mwh"] = m.LevelEnergy() / 3.6e9
+		sv, all := m.LevelSaving()
+		out["level_saving_mwh"], out["level_saving_pct"] = sv/3.6e9, 100*sv/all
+		for _, l := range m.Levels {
+			out["levels_on_mean_"+l.Name] = l.OnMean
+			out["level_changes_"+l.Name] = l.Changes
+			out["level_switches_"+l.Name] = l.Switches
+			out["level_all_on_"+l.Name+"_mwh"] = l.AllOn / 3.6e9
+		}
+	}
+	for _, p := range m.PStates {
+		f := strconv.FormatFloat(p.Freq/1e6, 'f', -1, 64) + "mhz"
+		out["energy_pstate_"+f+"_mwh"] = p.Energy / 3.6e9
+		out["node_hours_pstate_"+f] = p.NodeSeconds / 3600
+	}
 	for _, p := range m.Periods {
 		out["energy_"+p.Name+"_period_mwh"] = p.Energy / 3.6e9
 		out["cost_"+p.Name+"_period"] = p.Cost
@@ -675,6 +782,10 @@ func renderJSON(w io.Writer, results []*pwrt.Result) error {
 				"dropped_runtime": c.DroppedRuntime, "dropped_procs": c.DroppedProcs, "dropped_submit": c.DroppedSubmit,
 				"dropped_wide": c.DroppedWide, "runtime_capped": c.RuntimeCapped, "walltime_from_runtime": c.WalltimeFromRuntime,
 				"procs_from_requested": c.ProcsFromRequested, "bad_lines": r.Workload.BadLines,
+			}
+			if k := r.Workload.Cut; k.Dropped() > 0 {
+				j.Workload["cut_keep"], j.Workload["cut_submitted"] = k.Keep, k.Submitted
+				j.Workload["jobs_simulated"] = c.Jobs - k.Dropped()
 			}
 		}
 		out = append(out, j)
@@ -776,11 +887,12 @@ func csvValue(v any) string {
 }
 
 // jobsCSVHeader names the columns of a --jobs file.
-const jobsCSVHeader = "id,submit,start,end,nodes,procs,walltime,wait,power_w,alloc,user,group,queue,partition\n"
+const jobsCSVHeader = "id,submit,start,end,nodes,procs,walltime,wait,power_w,alloc,user,group,queue,partition,node_list,pstate,freq_hz\n"
 
 // writeJobsCSV writes per-job records: times in seconds on the trace's
 // clock; user, group, queue and partition empty where the trace has -1
-// (unknown).
+// (unknown); the nodes a job held as ranges ("0-15,32", quoted), its
+// pstate (0: the highest) and frequency (empty without pstates).
 func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
 	b.WriteString(jobsCSVHeader)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -790,10 +902,23 @@ func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
 		}
 		return strconv.Itoa(v)
 	}
+	quoted := func(s string) string {
+		if strings.Contains(s, ",") {
+			return `"` + s + `"`
+		}
+		return s
+	}
+	freq := func(hz float64) string {
+		if hz == 0 {
+			return ""
+		}
+		return f(hz)
+	}
 	for _, j := range jobs {
 		b.WriteString(strconv.FormatInt(j.ID, 10))
 		for _, s := range []string{f(j.Submit), f(j.Start), f(j.End), strconv.Itoa(j.Nodes), strconv.Itoa(j.Procs), f(j.Walltime),
-			f(j.Start - j.Submit), f(j.Power), strconv.Itoa(j.Alloc), known(j.User), known(j.Group), known(j.Queue), known(j.Partition)} {
+			f(j.Start - j.Submit), f(j.Power), strconv.Itoa(j.Alloc), known(j.User), known(j.Group), known(j.Queue), known(j.Partition),
+			quoted(j.NodeList), strconv.Itoa(j.PState), freq(j.Freq)} {
 			b.WriteByte(',')
 			b.WriteString(s)
 		}
