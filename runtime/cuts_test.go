@@ -24,7 +24,7 @@ func TestCutJobs(t *testing.T) {
 	// runs in partition k % 3.
 	var jobs []workload.Job
 	for k := range 8 {
-		jobs = append(jobs, workload.Job{ID: int64(k + 1), Submit: 10 + float64(k)*day/2, Runtime: 1, Walltime: 1, Procs: 1, Nodes: 1, Partition: k % 3})
+		jobs = append(jobs, workload.Job{ID: int64(k + 1), Submit: 10 + float64(k)*day/2, Runtime: 1, Walltime: 1, Procs: 1, Nodes: 1, Partition: int32(k % 3)})
 	}
 	partition := func(p int) *Expr {
 		return &Expr{Source: "job.partition == " + string(rune('0'+p)), Fields: FieldPartition,

@@ -116,6 +116,8 @@ type sim struct {
 	firstT    float64
 	led       *ledger.Ledger
 	sample    ledger.Sample
+	stale     bool         // the machine changed since sample.Power was computed
+	watts     []float64    // scratch: power by component for rules and series
 	states    *stateSeries // --series: the machine's state at every change; nil if not asked
 	env       Env
 	clock     tariff.Clock
@@ -155,6 +157,12 @@ func accountOver(from, to float64) simOption {
 func recordNodes() simOption {
 	return func(s *sim) { s.identified, s.recordNodes = true, true }
 }
+
+// keepNodeLists keeps each job's node list where nodes have identities
+// (levels, or an allocator); a counted machine records none, since its
+// lists would say nothing and, fragmented by the most-recent reuse, could
+// fill gigabytes for a large machine.
+func keepNodeLists() simOption { return func(s *sim) { s.recordNodes = true } }
 
 // withIdentities gives nodes identities without recording them (tests of
 // the counted fast path against the identified machine).
@@ -252,6 +260,8 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	}, t0)
 	s.sample = ledger.Sample{Power: make([]float64, len(s.model.Components())),
 		On: s.cnt.LevelsOn, BusyAt: s.cnt.BusyAt, JobWAt: s.cnt.JobWAt}
+	s.stale = true
+	s.watts = make([]float64, len(s.model.Components()))
 	if n == 0 {
 		// (runOne never gets here: the loader fails such runs, saying why.)
 		return s, nil
@@ -449,8 +459,8 @@ func (s *sim) observe() {
 		s.led.Observe(s.cnt.LevelsOn)
 	}
 	if s.states != nil {
-		s.model.Power(s.cnt, s.sample.Power)
-		s.states.record(s.now, s.cnt, s.sample.Power)
+		s.model.Power(s.cnt, s.watts)
+		s.states.record(s.now, s.cnt, s.watts)
 	}
 }
 
@@ -474,20 +484,27 @@ func (s *sim) advance(t float64) {
 	if t <= s.now {
 		return
 	}
-	s.model.Power(s.cnt, s.sample.Power)
-	s.sample.Busy, s.sample.Work = s.cnt.Busy, s.cnt.Work
+	if s.stale {
+		s.sample.Total = s.model.Power(s.cnt, s.sample.Power)
+		s.sample.Busy, s.sample.Work = s.cnt.Busy, s.cnt.Work
+		s.stale = false
+	}
 	s.led.Advance(t, &s.sample)
 	s.now = t
 }
 
 // use is what job j holds while it runs.
 func (s *sim) use(j int32) machine.Use {
-	return machine.Use{N: int(s.alloc[j]), Work: s.jobs[j].Nodes, W: s.jw[j], PState: int(s.pstate[j])}
+	u := machine.Use{N: int(s.alloc[j]), Work: s.jobs[j].Nodes, W: s.jw[j]}
+	if len(s.stretch) > 1 {
+		u.PState = int(s.pstate[j])
+	}
+	return u
 }
 
 // apply handles one event.
 func (s *sim) apply(e event) {
-	s.changed = true
+	s.changed, s.stale = true, true
 	switch e.kind {
 	case evEnd:
 		j := e.job
@@ -523,7 +540,7 @@ func (s *sim) shutdownIdle() {
 	if n == 0 {
 		return
 	}
-	s.changed = true
+	s.changed, s.stale = true, true
 	if d > 0 {
 		s.shutSeq++
 		id := -s.shutSeq
@@ -557,6 +574,7 @@ func (s *sim) startNodes(j int32) {
 		s.pstate[j] = uint8(p)
 		s.jw[j] = s.jobPower(j, p)
 	}
+	s.stale = true
 	ts := s.now
 	boot := s.machine.BootTime > 0
 	estEnd := ts + s.runEst(j)
@@ -568,7 +586,10 @@ func (s *sim) startNodes(j int32) {
 		s.push(event{t: ts, kind: evBootDone, job: j, n: int32(booting)})
 	}
 	s.start[j] = ts
-	s.end[j] = ts + s.jobs[j].Runtime*s.stretch[s.pstate[j]]
+	s.end[j] = ts + s.jobs[j].Runtime
+	if len(s.stretch) > 1 {
+		s.end[j] = ts + s.jobs[j].Runtime*s.stretch[s.pstate[j]]
+	}
 	s.status[j] = 1
 	s.push(event{t: s.end[j], kind: evEnd, job: j})
 	s.insertRunning(running{est: ts + s.runEst(j), nodes: s.alloc[j], id: j})
@@ -589,9 +610,14 @@ func (s *sim) runEst(j int32) float64 {
 // estimate is job j's estimated run time if it started now.
 func (s *sim) estimate(j int32) float64 {
 	if s.freq.kind == FreqRule {
-		if p := s.freq.at(s, j); p > 0 {
-			return s.est[j] * s.stretch[p]
-		}
+		return s.estimateByRule(j)
+	}
+	return s.est[j]
+}
+
+func (s *sim) estimateByRule(j int32) float64 {
+	if p := s.freq.at(s, j); p > 0 {
+		return s.est[j] * s.stretch[p]
 	}
 	return s.est[j]
 }

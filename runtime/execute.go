@@ -247,7 +247,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	// local midnight of the window's first day by default.
 	var opts []simOption
 	if o.KeepJobs {
-		opts = append(opts, recordNodes())
+		opts = append(opts, keepNodeLists())
 	}
 	if o.KeepStates {
 		opts = append(opts, recordStates())
@@ -310,7 +310,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		for i, j := range jobs {
 			r := JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
 				Procs: j.Procs, Walltime: j.Walltime, Alloc: int(s.alloc[i]), Power: s.jw[i],
-				User: j.User, Group: j.Group, Queue: j.Queue, Partition: j.Partition, PState: int(s.pstate[i])}
+				User: int(j.User), Group: int(j.Group), Queue: int(j.Queue), Partition: int(j.Partition), PState: int(s.pstate[i])}
 			if s.held != nil {
 				r.NodeList = s.held[i]
 			}

@@ -51,6 +51,6 @@ func jobPowers(jobs []workload.Job, jp JobPower, m *Machine) []float64 {
 // fillJob sets the fixed job fields a power rule or a workload's keep
 // rule may read.
 func fillJob(e *JobEnv, j *workload.Job) {
-	*e = JobEnv{ID: int(j.ID), User: j.User, Group: j.Group, Queue: j.Queue, Partition: j.Partition, Submit: j.Submit,
+	*e = JobEnv{ID: int(j.ID), User: int(j.User), Group: int(j.Group), Queue: int(j.Queue), Partition: int(j.Partition), Submit: j.Submit,
 		Nodes: j.Nodes, Procs: j.Procs, Runtime: j.Runtime, Walltime: j.Walltime, Estimate: j.Walltime}
 }

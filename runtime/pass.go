@@ -153,7 +153,7 @@ func (s *sim) setPassEnv() {
 	c := s.cnt
 	e.System = SystemEnv{
 		Nodes: s.nodes, Free: c.Free(), Idle: c.Idle, Off: c.Off, Busy: c.Busy,
-		Power: s.model.Power(c, s.sample.Power), Queue: len(s.queue), JobPower: c.JobW, Budget: math.Inf(1),
+		Power: s.model.Power(c, s.watts), Queue: len(s.queue), JobPower: c.JobW, Budget: math.Inf(1),
 	}
 	if s.wt != nil {
 		e.System.JobPower = s.commitW
@@ -170,13 +170,13 @@ func (s *sim) setJobEnv(j int32, f JobFields) {
 		e.ID = int(jb.ID)
 	}
 	if f&FieldUser != 0 {
-		e.User = jb.User
+		e.User = int(jb.User)
 	}
 	if f&FieldGroup != 0 {
-		e.Group = jb.Group
+		e.Group = int(jb.Group)
 	}
 	if f&FieldQueue != 0 {
-		e.Queue = jb.Queue
+		e.Queue = int(jb.Queue)
 	}
 	if f&FieldSubmit != 0 {
 		e.Submit = jb.Submit

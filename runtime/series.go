@@ -71,14 +71,19 @@ func same(a, b []float64) bool {
 	return true
 }
 
-// nodeRanges writes node ids as sorted ranges: "0-15,32".
-func nodeRanges(ids []int32) string {
-	if len(ids) == 0 {
+// nodeRanges writes node ids as sorted ranges: "0-15,32". It sorts ids
+// in place (allocators mostly give them in order already).
+func nodeRanges(s []int32) string {
+	if len(s) == 0 {
 		return ""
 	}
-	s := make([]int32, len(ids))
-	copy(s, ids)
-	slices.Sort(s)
+	if !slices.IsSorted(s) {
+		if slices.IsSortedFunc(s, func(a, b int32) int { return int(b - a) }) {
+			slices.Reverse(s)
+		} else {
+			slices.Sort(s)
+		}
+	}
 	var b []byte
 	for i := 0; i < len(s); {
 		k := i

@@ -52,7 +52,7 @@ func TestReplayMatchesReference(t *testing.T) {
 				id, _ := strconv.ParseInt(row[0], 10, 64)
 				start, _ := strconv.ParseFloat(row[2], 64)
 				j := jobs[i]
-				if got, trace := strings.Join(row[10:14], ","), fmt.Sprintf("%s,%s,%s,%s", known(j.User), known(j.Group), known(j.Queue), known(j.Partition)); got != trace {
+				if got, trace := strings.Join(row[10:14], ","), fmt.Sprintf("%s,%s,%s,%s", known(int(j.User)), known(int(j.Group)), known(int(j.Queue)), known(int(j.Partition))); got != trace {
 					if bad < 5 {
 						t.Errorf("row %d: user,group,queue,partition = %s, the trace says %s", i+1, got, trace)
 					}

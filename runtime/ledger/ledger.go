@@ -21,6 +21,7 @@ import (
 // instances on per level, and busy nodes and their jobs' W per pstate.
 type Sample struct {
 	Power  []float64
+	Total  float64 // Σ Power, summed in order
 	Busy   int
 	Work   int
 	On     []int
@@ -166,13 +167,13 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 
 // add integrates one piece at the current price and returns the total power.
 func (l *Ledger) add(s *Sample, dt float64) float64 {
-	var total float64
+	total := s.Total
 	perJ := l.price / joulesPerKWh
+	energy, cost := l.Energy[:len(s.Power)], l.Cost[:len(s.Power)]
 	for c, w := range s.Power {
 		e := w * dt
-		l.Energy[c] += e
-		l.Cost[c] += e * perJ
-		total += w
+		energy[c] += e
+		cost[c] += e * perJ
 	}
 	e := total * dt
 	l.PeriodEnergy[l.period] += e
@@ -182,8 +183,11 @@ func (l *Ledger) add(s *Sample, dt float64) float64 {
 	if total > l.PeakPower {
 		l.PeakPower = total
 	}
-	for i, n := range s.On {
-		l.LevelOnSeconds[i] += float64(n) * dt
+	if len(s.On) > 0 {
+		on := l.LevelOnSeconds[:len(s.On)]
+		for i, n := range s.On {
+			on[i] += float64(n) * dt
+		}
 	}
 	if len(s.BusyAt) > 1 {
 		for p, n := range s.BusyAt {

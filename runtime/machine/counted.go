@@ -43,21 +43,27 @@ func (k *Counted) Take(j int32, u Use, estEnd float64, boot bool) int {
 		k.c.Reserved += fromIdle
 		return fromOff
 	}
-	k.c.run(u, 1)
+	k.c.run(&u, 1)
 	return 0
 }
 
 // run adds (sign 1) or removes (−1) a running job's nodes and power.
-func (c *Counts) run(u Use, sign int) {
+// Per pstate only where there are several.
+func (c *Counts) run(u *Use, sign int) {
 	c.Busy += sign * u.N
 	c.Work += sign * u.Work
-	c.BusyAt[u.PState] += sign * u.N
 	if sign > 0 {
 		c.JobW += u.W
-		c.JobWAt[u.PState] += u.W
 	} else {
 		c.JobW -= u.W
-		c.JobWAt[u.PState] -= u.W
+	}
+	if len(c.BusyAt) > 1 {
+		c.BusyAt[u.PState] += sign * u.N
+		if sign > 0 {
+			c.JobWAt[u.PState] += u.W
+		} else {
+			c.JobWAt[u.PState] -= u.W
+		}
 	}
 }
 
@@ -65,7 +71,7 @@ func (c *Counts) run(u Use, sign int) {
 func (c *Counts) booted(u Use, booting int) {
 	c.Booting -= booting
 	c.Reserved -= u.N - booting
-	c.run(u, 1)
+	c.run(&u, 1)
 }
 
 // Booted implements Nodes.
@@ -73,7 +79,7 @@ func (k *Counted) Booted(j int32, u Use, booting int) { k.c.booted(u, booting) }
 
 // Release implements Nodes.
 func (k *Counted) Release(j int32, u Use, now float64) {
-	k.c.run(u, -1)
+	k.c.run(&u, -1)
 	if n := len(k.idle); n > k.idleHead && k.idle[n-1].since == now {
 		k.idle[n-1].n += u.N
 	} else {

@@ -99,6 +99,7 @@ func (m *Model) Spec() *Spec { return &m.spec }
 // and returns the total, summed in component order.
 func (m *Model) Power(c *Counts, out []float64) float64 {
 	p := &m.spec.Power
+	out = out[:len(m.names)]
 	out[Busy] = c.JobW
 	out[Idle] = float64(c.Idle+c.Reserved) * p.Idle
 	out[Off] = float64(c.Off-c.OffDark) * p.Off

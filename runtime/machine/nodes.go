@@ -11,7 +11,8 @@ type Counts struct {
 	Busy     int     // allocated to running jobs
 	Work     int     // of those, the nodes jobs asked for (the rest: contiguous leftovers)
 	JobW     float64 // W drawn by running jobs
-	// Per pstate: busy nodes and their jobs' W (length: the model's PStates).
+	// Per pstate: busy nodes and their jobs' W (length: the model's
+	// PStates; kept only where there are several).
 	BusyAt []int
 	JobWAt []float64
 	// LevelsOn is, per level, the instances with a node not off; OffDark

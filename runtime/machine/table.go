@@ -135,7 +135,7 @@ func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
 		t.c.Reserved += u.N - fromOff
 		return fromOff
 	}
-	t.c.run(u, 1)
+	t.c.run(&u, 1)
 	return 0
 }
 
@@ -180,7 +180,7 @@ func (t *Table) Release(j int32, u Use, now float64) {
 		t.compact()
 	}
 	t.spare = append(t.spare, ids)
-	t.c.run(u, -1)
+	t.c.run(&u, -1)
 	t.c.Idle += u.N
 	t.refresh()
 }

@@ -95,11 +95,11 @@ func Clean(t *Trace, c Cleaning) ([]Job, CleanStats) {
 			Walltime:  walltime,
 			Procs:     procs,
 			Nodes:     nodes,
-			User:      r.User,
-			Group:     r.Group,
-			Queue:     r.Queue,
-			Partition: r.Partition,
-			Line:      r.Line,
+			User:      int32(r.User),
+			Group:     int32(r.Group),
+			Queue:     int32(r.Queue),
+			Partition: int32(r.Partition),
+			Line:      int32(r.Line),
 			Power:     power,
 		})
 	}

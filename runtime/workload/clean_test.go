@@ -108,7 +108,7 @@ func TestCleanStableSort(t *testing.T) {
 	jobs, st := Clean(tr, Cleaning{Cores: 1})
 	var lines []int
 	for _, j := range jobs {
-		lines = append(lines, j.Line)
+		lines = append(lines, int(j.Line))
 	}
 	if want := []int{11, 14, 16, 15, 10, 12}; !reflect.DeepEqual(lines, want) || st.Jobs != 6 || st.DroppedRuntime != 1 {
 		t.Fatalf("lines %v, want %v (stats %+v)", lines, want, st)

@@ -8,18 +8,19 @@ package workload
 // Job is one job ready for simulation. Times are seconds on the trace's own
 // clock (SWF field 2).
 type Job struct {
-	ID        int64   // SWF field 1 (job number)
-	Submit    float64 // submit time, s
-	Runtime   float64 // actual run time after cleaning, s (> 0)
-	Walltime  float64 // requested time after cleaning, s (>= Runtime)
-	Procs     int     // processors (field 5, else field 8)
-	Nodes     int     // the trace's node count if it has one (sacct), else ceil(Procs / cores per node)
-	User      int     // field 12, -1 if unknown
-	Group     int     // field 13, -1 if unknown
-	Queue     int     // field 15, -1 if unknown
-	Partition int     // field 16, -1 if unknown
-	Line      int     // 1-based line in the trace file; 0 for synthetic jobs
-	Power     float64 // measured power per node, W (sacct); 0 = none: the machine's model applies
+	ID       int64   // SWF field 1 (job number)
+	Submit   float64 // submit time, s
+	Runtime  float64 // actual run time after cleaning, s (> 0)
+	Walltime float64 // requested time after cleaning, s (>= Runtime)
+	Procs    int     // processors (field 5, else field 8)
+	Nodes    int     // the trace's node count if it has one (sacct), else ceil(Procs / cores per node)
+	Power    float64 // measured power per node, W (sacct); 0 = none: the machine's model applies
+	// int32 keeps a job within 80 bytes: the engine walks jobs by index.
+	User      int32 // field 12, -1 if unknown
+	Group     int32 // field 13, -1 if unknown
+	Queue     int32 // field 15, -1 if unknown
+	Partition int32 // field 16, -1 if unknown
+	Line      int32 // 1-based line in the trace file; 0 for synthetic jobs
 }
 
 // Header holds the SWF header keys pwrc uses. Zero values mean absent.

@@ -186,7 +186,7 @@ func TestReadSacctSample(t *testing.T) {
 	}
 	for i, j := range jobs {
 		r := want[i]
-		if j.ID != r.ID || j.Nodes != r.Nodes || j.Power != r.Power || j.Procs != r.AllocProcs || j.Line != r.Line {
+		if j.ID != r.ID || j.Nodes != r.Nodes || j.Power != r.Power || j.Procs != r.AllocProcs || int(j.Line) != r.Line {
 			t.Errorf("job %d: %+v from %+v", i, j, r)
 		}
 	}

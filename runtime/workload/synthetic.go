@@ -180,8 +180,8 @@ func Generate(s Synthetic) []Job {
 			Walltime:  walltime,
 			Procs:     nodes,
 			Nodes:     nodes,
-			User:      user,
-			Group:     (user-1)/usersPerGrp + 1,
+			User:      int32(user),
+			Group:     int32((user-1)/usersPerGrp + 1),
 			Queue:     -1,
 			Partition: -1,
 		}

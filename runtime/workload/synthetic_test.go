@@ -103,7 +103,7 @@ func TestGenerateModel(t *testing.T) {
 				if j.Runtime == j.Walltime {
 					killed++
 				}
-				users[j.User]++
+				users[int(j.User)]++
 			}
 			n := float64(len(jobs))
 			span := jobs[len(jobs)-1].Submit - jobs[0].Submit
