@@ -35,6 +35,9 @@ var digestScenarios = []struct {
 	{"quickstart", "../examples/quickstart.pwr", nil, false},
 	{"zhou_bgp", "../examples/zhou_bgp.pwr", nil, false},
 	{"features", "testdata/digest_features.pwr", nil, false},
+	{"levels", "testdata/digest_levels.pwr", nil, false},
+	{"curie_levels", "testdata/digest_curie.pwr", []string{"trace=traces/CEA-Curie-2011-2.1-cln.swf.gz"}, true},
+	{"patil_racks_HPC2N", "../examples/patil_racks.pwr", []string{"trace=traces/HPC2N-2002-2.1-cln.swf.gz"}, true},
 	{"kunkel_billing_KTH", "../examples/kunkel_billing.pwr", []string{"trace=traces/KTH-SP2-1996-2.1-cln.swf.gz", "kunkel_prices=prices/T1.csv"}, true},
 	{"replay_HPC2N_easy", "../examples/replay.pwr", []string{"trace=traces/HPC2N-2002-2.1-cln.swf.gz", "policy=easy"}, true},
 	{"replay_SDSC-BLUE_fcfs", "../examples/replay.pwr", []string{"trace=traces/SDSC-BLUE-2000-4.2-cln.swf.gz", "policy=fcfs"}, true},
@@ -125,6 +128,10 @@ func digest(r *runtime.Result) string {
 		put(j.End)
 		put(float64(j.Alloc))
 		put(j.Power)
+		if j.NodeList != "" || j.PState != 0 { // (absent before node identities: old digests hold)
+			h.Write([]byte(j.NodeList))
+			put(float64(j.PState))
+		}
 	}
 	m := r.Metrics
 	for i := range m.EnergyBy {

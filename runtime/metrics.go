@@ -79,6 +79,16 @@ type LevelStat struct {
 	// Changes counts the instants at which the number of instances on
 	// changed, Switches the instances switched on or off.
 	Changes, Switches int
+	// Components are the figures of each power component of the level
+	// (Patil's fans and interconnect), named as in Metrics.Components.
+	Components []ComponentStat
+}
+
+// ComponentStat is one component of a level: its energy and what it would
+// have drawn with every instance on.
+type ComponentStat struct {
+	Name          string
+	Energy, AllOn float64
 }
 
 // PStateStat is the jobs' use of one pstate.
@@ -252,8 +262,10 @@ func (s *sim) levelMetrics(m *Metrics, span float64) {
 	for i, lv := range s.machine.Levels {
 		st := LevelStat{Name: lv.Name, Instances: s.model.Instances(i),
 			Changes: l.LevelChanges[i], Switches: l.LevelSwitches[i]}
-		for range lv.Components {
+		for _, comp := range lv.Components {
 			st.Energy += l.Energy[c]
+			st.Components = append(st.Components, ComponentStat{Name: m.Components[c], Energy: l.Energy[c],
+				AllOn: float64(st.Instances) * comp.Power * span})
 			c++
 		}
 		if span > 0 {

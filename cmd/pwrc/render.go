@@ -741,6 +741,11 @@ func metricsMapNew(r *pwrt.Result) map[string]any {
 			out["level_changes_"+l.Name] = l.Changes
 			out["level_switches_"+l.Name] = l.Switches
 			out["level_all_on_"+l.Name+"_mwh"] = l.AllOn / 3.6e9
+			if len(l.Components) > 1 {
+				for _, c := range l.Components {
+					out["level_saving_"+c.Name+"_mwh"] = (c.AllOn - c.Energy) / 3.6e9
+				}
+			}
 		}
 	}
 	for _, p := range m.PStates {
