@@ -58,8 +58,10 @@ func Compile(path string, opts Options) *Result {
 		c.checkParams()
 		c.checkDecls()
 		plan = c.plan(opts.Experiment)
-		c.warnUnusedParams()
-		c.warnUnusedDecls()
+		if opts.Experiment == "" { // the other experiments use what this one does not
+			c.warnUnusedParams()
+			c.warnUnusedDecls()
+		}
 	}
 	diags := dedupe(c.diags)
 	diags.Sort()

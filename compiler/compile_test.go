@@ -323,6 +323,16 @@ func TestPlanLayout(t *testing.T) {
 				  a-easy [policy=easy]`, // named as without --experiment
 		},
 		{
+			name: "--experiment does not call what the others use unused",
+			files: map[string]string{"main.pwr": header + `
+				param n = 20
+				experiment a { workload synthetic { jobs 10 }; machine m; contract kunkel_fixed; policy easy }
+				experiment b { workload synthetic { jobs n }; machine m; contract kunkel_fixed; policy fcfs }`},
+			opts: compiler.Options{Experiment: "a"},
+			want: `experiment a dims=[]
+				  a []`,
+		},
+		{
 			name: "swept traces are named by their base name",
 			files: map[string]string{"main.pwr": header + `
 				experiment e {

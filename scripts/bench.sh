@@ -53,3 +53,13 @@ read -r j1 _ < <(measure "$bin" run scripts/bench/sweep.pwr "${sets[@]}" -j 1)
 read -r j2 _ < <(measure "$bin" run scripts/bench/sweep.pwr "${sets[@]}" -j 2)
 if cmp -s <("$bin" run scripts/bench/sweep.pwr "${sets[@]}" -j 1) <("$bin" run scripts/bench/sweep.pwr "${sets[@]}" -j 2); then same=identical; else same=DIFFERENT; fi
 awk -v a="$j1" -v b="$j2" -v s="$same" 'BEGIN{printf "12-run sweep on HPC2N: -j 1 %.3f s, -j 2 %.3f s (%.2fx), output %s\n", a, b, a/b, s}'
+
+# The machine model (node identities, levels, pstates) against the counted
+# fast path on the same jobs.
+m=(--set "hpc2n=$f" --set "curie_trace=$data/traces/CEA-Curie-2011-2.1-cln.swf.gz")
+read -r hp _ < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment hpc2n_plain)
+read -r hr rr < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment hpc2n_racks)
+awk -v a="$hp" -v b="$hr" -v r="$rr" 'BEGIN{printf "HPC2N on 240 nodes: EASY %.3f s; rack_aware in 15 racks with idle nodes off %.3f s (%.2fx), %.0f MB\n", a, b, b/a, r/1024}'
+read -r cp _ < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment curie_plain)
+read -r cl rl < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment curie_levels)
+awk -v a="$cp" -v b="$cl" -v r="$rl" 'BEGIN{printf "CEA-Curie partition 10 on 5,040 nodes: EASY %.3f s; with chassis, racks and pstates %.3f s (%.2fx), %.0f MB\n", a, b, b/a, r/1024}'

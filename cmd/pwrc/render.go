@@ -272,7 +272,10 @@ func levelColumn(key string, rs []*pwrt.Result) (column, bool) {
 	if metric, level, found := strings.Cut(key, ":"); found {
 		name := level
 		if name == "" {
-			name = "levels"
+			name = "level"
+		}
+		if !strings.HasSuffix(name, "s") {
+			name += "s" // racks on, chassis on
 		}
 		get := func(f func(l *pwrt.LevelStat) float64) func(m *pwrt.Metrics) (float64, bool) {
 			return func(m *pwrt.Metrics) (float64, bool) {
