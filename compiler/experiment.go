@@ -935,6 +935,11 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		}
 		return false
 	}
+	if okW && okM && w.Kind == runtime.Sacct && run.Machine.Nodes == 0 {
+		c.diags.Errorf(ws.Args[1].Range(), "Slurm accounting gives no machine size, but machine `%s` has `nodes auto`", run.Machine.Name).
+			With("sacct lists jobs, not the cluster; give the machine `nodes N` (e.g. from `sinfo -h -o %%D`).")
+		return false
+	}
 	if okM && okP && run.Policy.Contiguous > run.Machine.Nodes && run.Machine.Nodes > 0 {
 		at := stmts["policy"].Range
 		if s := c.allocAt[run.Policy.Name]; s != nil {

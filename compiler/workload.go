@@ -9,12 +9,12 @@ import (
 
 // workload compiles an experiment's `workload` statement.
 func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Workload, bool) {
-	usage := "workload swf \"trace.swf.gz\"` or `workload synthetic { jobs 5000; load 85% }"
+	usage := "workload swf \"trace.swf.gz\"`, `workload sacct \"jobs.txt\"` or `workload synthetic { jobs 5000; load 85% }"
 	if len(s.Args) == 0 {
 		c.args(s, 1, 2, usage)
 		return runtime.Workload{}, false
 	}
-	kind, ok := c.keyword(s.Args[0], "workload", "swf", "synthetic")
+	kind, ok := c.keyword(s.Args[0], "workload", "swf", "sacct", "synthetic")
 	if !ok {
 		return runtime.Workload{}, false
 	}
@@ -36,7 +36,53 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			w.Submitted = win
 		}
 	}}
+	badLinesField := fieldSpec{name: "bad_lines", usage: "bad_lines skip", decode: func(s *lang.Stmt) {
+		if c.args(s, 1, 1, "bad_lines skip` or `bad_lines fail") {
+			if k, ok := c.keyword(s.Args[0], "bad_lines", "skip", "fail"); ok {
+				w.SkipBadLines = k == "skip"
+			}
+		}
+	}}
+	zoneField := fieldSpec{name: "timezone", usage: `timezone "Europe/Berlin"`, decode: func(s *lang.Stmt) {
+		if !c.args(s, 1, 1, `timezone "Europe/Berlin"`) {
+			return
+		}
+		if str, ok := c.str(s.Args[0], b, "timezone", `timezone "Europe/Berlin"`); ok {
+			if _, err := tariff.LoadLocation(str.Value); err != nil {
+				c.diags.Errorf(str.R, "unknown time zone %q", str.Value).With("Use an IANA zone name such as \"Europe/Berlin\" or \"US/Pacific\".")
+				return
+			}
+			w.TimeZone = str.Value
+		}
+	}}
 	switch kind {
+	case "sacct":
+		const use = `workload sacct "jobs.txt"`
+		if !c.args(s, 2, 2, use) {
+			return w, false
+		}
+		str, ok := c.str(s.Args[1], b, "workload sacct", use)
+		if !ok {
+			return w, false
+		}
+		if str.Value == "" {
+			c.diags.Errorf(str.R, "empty accounting file path").With("Give the path of `sacct --parsable2` output, plain or gzipped.")
+			return w, false
+		}
+		w.Kind, w.Path, w.Name = runtime.Sacct, c.path(str), valueText(str)
+		w.Where = str.R.String()
+		c.dataFile(w.Path, str.R, "Slurm accounting file", false)
+		c.decodeBlock("the sacct workload", s.Body, []fieldSpec{
+			powerField, keepField, submittedField, badLinesField, zoneField,
+			{name: "exclusive", usage: "exclusive", decode: func(s *lang.Stmt) {
+				if len(s.Args) > 0 {
+					c.diags.Errorf(s.Args[0].Range().Cover(s.Args[len(s.Args)-1].Range()), "`exclusive` takes nothing after it").
+						With("`exclusive` says every job held whole nodes, so each job's ConsumedEnergyRaw is its own; without it, a job counts as on whole nodes when its CPUs are its nodes × the machine's cores.")
+					return
+				}
+				w.Exclusive = true
+			}},
+		})
 	case "swf":
 		if !c.args(s, 2, 2, `workload swf "trace.swf.gz"`) {
 			return w, false
@@ -62,13 +108,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 				c.diags.Errorf(s.Range, "expected `scale to machine`").
 					With("`scale to machine` gives each job the share of this machine it had of the trace's machine.")
 			}},
-			{name: "bad_lines", usage: "bad_lines skip", decode: func(s *lang.Stmt) {
-				if c.args(s, 1, 1, "bad_lines skip` or `bad_lines fail") {
-					if k, ok := c.keyword(s.Args[0], "bad_lines", "skip", "fail"); ok {
-						w.SkipBadLines = k == "skip"
-					}
-				}
-			}},
+			badLinesField,
 			{name: "start", usage: `start "2016-12-30 00:00"`, decode: func(s *lang.Stmt) {
 				if c.args(s, 1, 1, `start "2016-12-30 00:00"`) {
 					if t, ok := c.localTime(s.Args[0], b, "start"); ok {
@@ -76,18 +116,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 					}
 				}
 			}},
-			{name: "timezone", usage: `timezone "Europe/Berlin"`, decode: func(s *lang.Stmt) {
-				if !c.args(s, 1, 1, `timezone "Europe/Berlin"`) {
-					return
-				}
-				if str, ok := c.str(s.Args[0], b, "timezone", `timezone "Europe/Berlin"`); ok {
-					if _, err := tariff.LoadLocation(str.Value); err != nil {
-						c.diags.Errorf(str.R, "unknown time zone %q", str.Value).With("Use an IANA zone name such as \"Europe/Berlin\" or \"US/Pacific\".")
-						return
-					}
-					w.TimeZone = str.Value
-				}
-			}},
+			zoneField,
 		})
 	case "synthetic":
 		if !c.args(s, 1, 1, "workload synthetic { jobs 5000; load 85% }") {

@@ -72,6 +72,10 @@ type WorkloadInfo struct {
 	// scaled onto this machine; 0 if not.
 	ScaledFrom int
 	Cut        CutStats // jobs the workload's keep and submitted cuts dropped
+	// Sacct is what reading Slurm accounting did (steps folded, jobs
+	// dropped by state, energies measured); nil for other workloads.
+	Sacct      *workload.SacctStats
+	SacctCores int // the CPUs per node a job must hold to count as on whole nodes
 	Epoch      int64
 	Zone       string
 }
@@ -427,6 +431,11 @@ type loader struct {
 type traceKey struct {
 	path string
 	skip bool
+	// sacct: the options that change what is read
+	sacct     bool
+	zone      string
+	cores     int
+	exclusive bool
 }
 
 type cleanKey struct {
@@ -450,8 +459,8 @@ type onceValue[T any] struct {
 func newLoader(p *Plan) *loader {
 	users := map[traceKey]int{}
 	for _, r := range p.Runs {
-		if r.Workload.Kind == SWF {
-			users[traceKey{path: r.Workload.Path, skip: r.Workload.SkipBadLines}]++
+		if r.Workload.Kind != Synthetic {
+			users[keyOf(r)]++
 		}
 	}
 	return &loader{
@@ -500,8 +509,19 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		}
 		return c.jobs, info, nil
 	}
-	tk := traceKey{path: w.Path, skip: w.SkipBadLines}
+	tk := keyOf(run)
 	tr, err := getOnce(&ld.mu, ld.traces, tk, func() (*workload.Trace, error) {
+		if tk.sacct {
+			loc := time.UTC
+			if tk.zone != "" {
+				var err error
+				if loc, err = tariff.LoadLocation(tk.zone); err != nil {
+					return nil, fmt.Errorf("time zone %q: %w", tk.zone, err)
+				}
+			}
+			return workload.OpenSacct(w.Path, workload.SacctOptions{SkipBadLines: w.SkipBadLines, Location: loc,
+				CPUsPerNode: tk.cores, AssumeExclusive: tk.exclusive})
+		}
 		return workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
 	})
 	if err != nil {
@@ -513,6 +533,10 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		return nil, info, err
 	}
 	info.Records, info.BadLines, info.FirstBad = len(tr.Records), tr.BadLines, tr.FirstBad
+	if tr.Sacct != nil {
+		st := tr.Sacct.Stats
+		info.Sacct, info.SacctCores = &st, m.Cores
+	}
 	info.Epoch, info.Zone = tr.Header.UnixStartTime, tr.Header.TimeZoneString
 	if info.Zone == "" && tr.Header.HasTimeZone {
 		info.Zone = fixedZone(tr.Header.TimeZone)
@@ -557,6 +581,16 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		return nil, info, noJobsError(w.Path, info)
 	}
 	return c.jobs, info, nil
+}
+
+// keyOf identifies what a run reads from its trace file.
+func keyOf(r *Run) traceKey {
+	w := &r.Workload
+	k := traceKey{path: w.Path, skip: w.SkipBadLines}
+	if w.Kind == Sacct {
+		k.sacct, k.zone, k.cores, k.exclusive = true, w.TimeZone, r.Machine.Cores, w.Exclusive
+	}
+	return k
 }
 
 // scaleJobs maps jobs from a machine of from nodes onto one of to nodes,

@@ -8,7 +8,8 @@ import (
 	"github.com/pwrc/pwrc/runtime/workload"
 )
 
-// jobPowers returns each job's power per working node, W. Draws come from a
+// jobPowers returns each job's power per working node, W: what the trace
+// measured where it did (sacct), else the model. Draws come from a
 // generator seeded by the workload, in job order, so every run of an
 // experiment gives a job the same power whatever its policy.
 func jobPowers(jobs []workload.Job, jp JobPower, m *Machine) []float64 {
@@ -43,6 +44,13 @@ func jobPowers(jobs []workload.Job, jp JobPower, m *Machine) []float64 {
 				panic(&EvalError{Expr: jp.Rule, Err: fmt.Errorf("job %d: power %g W is not a finite number ≥ 0", jobs[i].ID, v)})
 			}
 			pw[i] = v / per
+		}
+	}
+	// Power measured by the trace (Slurm's ConsumedEnergyRaw of a job on
+	// whole nodes) is the job's own, whatever the model says.
+	for i := range jobs {
+		if p := jobs[i].Power; p > 0 {
+			pw[i] = p
 		}
 	}
 	return pw

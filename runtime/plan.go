@@ -107,6 +107,7 @@ type WorkloadKind int
 const (
 	SWF WorkloadKind = iota
 	Synthetic
+	Sacct // Slurm accounting: sacct --parsable2 output
 )
 
 // Workload describes the jobs of a run.
@@ -136,6 +137,10 @@ type Workload struct {
 	// jobs cut are counted like cleaning.
 	Keep      *Expr
 	Submitted *Window
+	// Exclusive (sacct) says every job held whole nodes, so its
+	// ConsumedEnergyRaw is its own; otherwise a job counts as holding whole
+	// nodes when its CPUs are its nodes × the machine's cores.
+	Exclusive bool
 }
 
 // JobPowerKind is how a job's power is modelled.
