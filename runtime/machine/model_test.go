@@ -101,3 +101,39 @@ func TestLevelPowerFollowsNodes(t *testing.T) {
 		t.Fatal("NaN power")
 	}
 }
+
+// TestBootPrefersLevelsOn: with a boot time, a job takes the idle nodes
+// first, then boots off nodes in the chassis already on (the fullest
+// first) before switching on an off one.
+func TestBootPrefersLevelsOn(t *testing.T) {
+	m := NewModel(Spec{Nodes: 12, Power: NodePower{Off: 1, Idle: 10, Busy: 100},
+		Levels: []Level{{Name: "chassis", Size: 4, Components: []Component{{Power: 50}}}}})
+	tb, err := NewTable(m, 12, 2, alloc.FirstAvailable{}, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// All off but two nodes: the Sleeper keeps the last chassis on.
+	if n := tb.SwitchOff(0, 0, 2, false); n != 10 {
+		t.Fatalf("switched off %d, want 10", n)
+	}
+	got := map[int32]bool{}
+	for i := range tb.State().IdleSet().All() {
+		got[int32(i)] = true
+	}
+	if len(got) != 2 {
+		t.Fatalf("idle nodes %v, want 2", got)
+	}
+	// A 4-node job: the 2 idle nodes, then 2 off nodes of the same chassis.
+	if booting := tb.Take(0, Use{N: 4, Work: 4, W: 400}, 100, true); booting != 2 {
+		t.Fatalf("%d nodes boot, want 2", booting)
+	}
+	ids := tb.Held(nil, 0)
+	for _, i := range ids {
+		if i/4 != ids[0]/4 {
+			t.Fatalf("job 0 holds %v: it switched another chassis on", ids)
+		}
+	}
+	if tb.Counts().LevelsOn[0] != 1 {
+		t.Errorf("%d chassis on, want 1", tb.Counts().LevelsOn[0])
+	}
+}

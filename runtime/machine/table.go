@@ -13,7 +13,8 @@ import (
 // job gets is its Picker's choice (nil: the most recently idle first, as
 // Counted does); with a boot time, idle nodes come before off ones, so a
 // job boots nodes only when the idle ones do not suffice — the same number
-// whatever the allocator, which keeps schedules independent of placement.
+// whatever the allocator, which keeps schedules independent of placement —
+// and the off nodes it boots are in levels already on where it can.
 //
 // Shutdown switches off the nodes idle for long enough, oldest first;
 // when `keep` leaves only some of them to switch off, the alloc.Sleeper
@@ -109,11 +110,11 @@ func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
 	case t.pick == nil:
 		k := min(u.N, idle)
 		ids = t.popRecent(ids, k)
-		ids = alloc.FirstAvailable{}.PickIn(ids, t.st, alloc.PoolOff, u.N-k)
+		ids = t.boot(ids, u.N-k)
 	case boot:
 		k := min(u.N, idle)
 		ids = t.pick.PickIn(ids, t.st, alloc.PoolIdle, k)
-		ids = t.pick.PickIn(ids, t.st, alloc.PoolOff, u.N-k)
+		ids = t.boot(ids, u.N-k)
 	default:
 		ids = t.pick.Pick(ids, t.st, u.N)
 	}
@@ -137,6 +138,20 @@ func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
 	}
 	t.c.run(&u, 1)
 	return 0
+}
+
+// boot appends n off nodes to boot for a job: on a machine with levels,
+// in the instances already on first, the fullest first (alloc.Sleeper's
+// ToBoot), so that booting turns on as little level power as it can;
+// else the lowest-numbered.
+func (t *Table) boot(dst []int32, n int) []int32 {
+	if n <= 0 {
+		return dst
+	}
+	if t.levels {
+		return t.sleeper.ToBoot(dst, t.st, n)
+	}
+	return alloc.FirstAvailable{}.PickIn(dst, t.st, alloc.PoolOff, n)
 }
 
 func (t *Table) buffer() []int32 {
