@@ -663,6 +663,30 @@ func cleaningNote(w pwrt.WorkloadInfo) string {
 		}
 		s += fmt.Sprintf("; %s skipped (%s %s)", count(w.BadLines, "malformed line"), where, joinInts(w.FirstBad))
 	}
+	if k := w.Sacct; k != nil {
+		s += fmt.Sprintf("; from Slurm accounting: %s, %s folded into their jobs", count(k.Lines, "line"), count(k.StepLines, "job step"))
+		if k.HetFolded > 0 {
+			s += fmt.Sprintf(", %s of heterogeneous jobs folded", count(k.HetFolded, "component"))
+		}
+		var skip []string
+		add := func(n int, why string) {
+			if n > 0 {
+				skip = append(skip, fmt.Sprintf("%s %s", thousands(float64(n), 0), why))
+			}
+		}
+		add(k.DroppedPending, "pending")
+		add(k.DroppedPendingArray, "array ranges never started")
+		add(k.DroppedNotStarted, "ended without starting")
+		add(k.DroppedUnfinished, "still running")
+		add(k.OrphanSteps, "steps without their job")
+		if len(skip) > 0 {
+			s += "; not replayed: " + strings.Join(skip, ", ")
+		}
+		s += fmt.Sprintf("; %s with measured power (ConsumedEnergyRaw on whole nodes)", count(k.Measured, "job"))
+		if n := k.EnergyShared + k.EnergyUnverified + k.EnergyImplausible; n > 0 {
+			s += fmt.Sprintf(", %d had energy not taken (%d not on whole nodes of %d cores, %d implausible)", n, k.EnergyShared+k.EnergyUnverified, w.SacctCores, k.EnergyImplausible)
+		}
+	}
 	return s + "."
 }
 
@@ -790,6 +814,12 @@ func renderJSON(w io.Writer, results []*pwrt.Result) error {
 				"dropped_runtime": c.DroppedRuntime, "dropped_procs": c.DroppedProcs, "dropped_submit": c.DroppedSubmit,
 				"dropped_wide": c.DroppedWide, "runtime_capped": c.RuntimeCapped, "walltime_from_runtime": c.WalltimeFromRuntime,
 				"procs_from_requested": c.ProcsFromRequested, "bad_lines": r.Workload.BadLines,
+			}
+			if k := r.Workload.Sacct; k != nil {
+				j.Workload["sacct"] = map[string]any{"lines": k.Lines, "steps_folded": k.StepLines, "het_folded": k.HetFolded,
+					"orphan_steps": k.OrphanSteps, "dropped_pending": k.DroppedPending + k.DroppedPendingArray,
+					"dropped_not_started": k.DroppedNotStarted, "dropped_unfinished": k.DroppedUnfinished,
+					"measured_power": k.Measured, "energy_not_used": k.EnergyShared + k.EnergyUnverified + k.EnergyImplausible}
 			}
 			if k := r.Workload.Cut; k.Dropped() > 0 {
 				j.Workload["cut_keep"], j.Workload["cut_submitted"] = k.Keep, k.Submitted
