@@ -164,10 +164,6 @@ func recordNodes() simOption {
 // fill gigabytes for a large machine.
 func keepNodeLists() simOption { return func(s *sim) { s.recordNodes = true } }
 
-// withIdentities gives nodes identities without recording them (tests of
-// the counted fast path against the identified machine).
-func withIdentities() simOption { return func(s *sim) { s.identified = true } }
-
 // recordStates keeps the machine's state at every change (--series).
 func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
 
