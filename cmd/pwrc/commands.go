@@ -128,6 +128,7 @@ func runCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		experiment, format, jobsDir, outFile string
 		seriesDir, cpuProfile                string
+		reportFile                           string
 		sets                                 []string
 		workers                              int
 	)
@@ -174,11 +175,15 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				return err
 			}
 			defer out.abort()
+			reportTarget, err := checkRunReport(reportFile, outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile}, res)
+			if err != nil {
+				return err
+			}
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
 			prog := newProgress(stderr, len(res.Plan.Runs))
-			results, err := simulate(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: out.keepJobs(), KeepStates: out.keepStates(), Progress: prog.update})
+			results, err := simulate(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: out.keepJobs() || reportFile != "", KeepStates: out.keepStates() || reportFile != "", Progress: prog.update})
 			prog.finish()
 			if err != nil {
 				return exitError{exitInterrupted, errors.New("interrupted; no output written")}
@@ -202,6 +207,9 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
+			if err := reportFromRun(reportFile, reportTarget, args[0], res.Plan, results); err != nil {
+				return err
+			}
 			if outFile != "" {
 				if err := out.writeOutput(buf.Bytes()); err != nil {
 					return err
@@ -224,6 +232,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 	f.StringVarP(&outFile, "output", "o", "", "write the tables to this file (atomically) instead of stdout")
 	f.StringVar(&seriesDir, "series", "", "write each run's profile by hour of day (power, utilization) as CSV into this directory (created if missing)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
+	f.StringVar(&reportFile, "report", "", "write an HTML report (tables and plots, self-contained) to this file")
 	return cmd
 }
 

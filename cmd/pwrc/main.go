@@ -3,6 +3,8 @@
 //	pwrc check FILE...        lint scenarios
 //	pwrc run FILE             simulate every run and print comparison tables
 //	pwrc plan FILE            list the runs a scenario expands to
+//	pwrc report DIR           the HTML report of runs saved in DIR
+//	pwrc plot RUN_FILE...     one figure of saved runs, as SVG or PNG
 //	pwrc version
 package main
 
@@ -126,6 +128,7 @@ simulator, printing energy, cost and waiting-time comparisons.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(checkCmd(stdout, stderr), runCmd(stdout, stderr), planCmd(stdout, stderr), versionCmd(stdout))
 	root.AddCommand(fmtCmd(stdout, stderr))
+	root.AddCommand(reportCmd(stdout, stderr), plotCmd(stdout, stderr))
 	return root
 }
 

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/pwrc/pwrc/internal/testenv"
+)
+
+// chromium finds the browser the browser test drives: $PWRC_CHROMIUM, or
+// Debian's chromium on the PATH.
+func chromium(t *testing.T) string {
+	if p := os.Getenv("PWRC_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("PWRC_BROWSER=1 but no chromium on the PATH (apt-get install chromium, or set PWRC_CHROMIUM)")
+	return ""
+}
+
+// plotInfo is what the browser says of one plot.
+type plotInfo struct {
+	Plot   string  `json:"plot"`
+	Series int     `json:"series"`
+	Groups int     `json:"groups"`
+	W      float64 `json:"w"`
+	H      float64 `json:"h"`
+	Shapes int     `json:"shapes"`
+}
+
+// TestReportInBrowser opens the report of examples/kunkel_billing.pwr on
+// KTH-SP2 in headless Chromium: it must load with no console error, no
+// exception and no request beyond the file itself; every plot must have a
+// rendered size and draw the series it announces, as many as the runs
+// call for; the table must have a row per run. It saves a screenshot in
+// the test's temporary directory, and to $PWRC_SCREENSHOT if set.
+//
+// It runs only with PWRC_BROWSER=1 (.ci/run sets it after installing
+// chromium), as it needs a browser.
+func TestReportInBrowser(t *testing.T) {
+	if os.Getenv("PWRC_BROWSER") != "1" {
+		t.Skip("browser test: set PWRC_BROWSER=1 to run it (needs chromium: apt-get install -y chromium); .ci/run does")
+	}
+	exe := chromium(t)
+	trace := testenv.Data(t, "traces/KTH-SP2-1996-2.1-cln.swf.gz")
+	prices := testenv.Data(t, "prices/T1.csv")
+	dir := t.TempDir()
+	page := filepath.Join(dir, "r.html")
+	results := filepath.Join(dir, "results.json")
+	out, errOut, code := pwrc(t, "run", "../../examples/kunkel_billing.pwr", "--set", "trace="+trace, "--set", "kunkel_prices="+prices,
+		"--format", "json", "-o", results, "--report", page)
+	if code != 0 {
+		t.Fatalf("pwrc run: exit %d\n%s%s", code, out, errOut)
+	}
+	// What the page must show, from the JSON of the same runs.
+	var runs []jsonRun
+	data, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &runs); err != nil {
+		t.Fatal(err)
+	}
+	// Runs that draw the same line share it: count the distinct lines by
+	// what sets them apart (waits by their quantiles; utilization by them
+	// and the node-hours; power by hour of day by them and the energy).
+	parts := map[string]bool{} // components with energy in some run
+	waits, util, hours := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range runs {
+		var q []string
+		for k, v := range r.Metrics {
+			if strings.HasPrefix(k, "energy_") && strings.HasSuffix(k, "_mwh") && !strings.HasSuffix(k, "_period_mwh") && k != "energy_mwh" && v.(float64) != 0 {
+				parts[k] = true
+			}
+		}
+		for _, k := range []string{"wait_mean_s", "wait_q25_s", "wait_q50_s", "wait_q75_s", "wait_q90_s", "wait_q99_s", "wait_max_s"} {
+			q = append(q, fmt.Sprint(r.Metrics[k]))
+		}
+		waits[strings.Join(q, ",")] = true
+		util[fmt.Sprint(q, r.Metrics["busy_node_hours"])] = true
+		hours[fmt.Sprint(q, r.Metrics["energy_mwh"])] = true
+	}
+
+	plots, rows, shot, problems := browse(t, exe, filepath.Join(dir, "profile"), page)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if rows != len(runs) {
+		t.Errorf("the table has %d rows, want %d", rows, len(runs))
+	}
+	count := map[string]int{}
+	for i, p := range plots {
+		count[p.Plot]++
+		if p.W <= 0 || p.H <= 0 {
+			t.Errorf("plot %d (%s): rendered %gx%g px", i, p.Plot, p.W, p.H)
+		}
+		if p.Groups != p.Series {
+			t.Errorf("plot %d (%s): %d series drawn, %d announced", i, p.Plot, p.Groups, p.Series)
+		}
+		if p.Shapes == 0 {
+			t.Errorf("plot %d (%s): nothing drawn", i, p.Plot)
+		}
+		var want int
+		switch p.Plot {
+		case "utilization":
+			want = len(util)
+		case "hours":
+			want = len(hours)
+		case "waits":
+			want = len(waits)
+		case "energy", "cost":
+			want = len(parts)
+		case "savings":
+			want = 2
+		case "power": // its components, the total's range and the price
+			want = -1
+			if p.Series < 3 {
+				t.Errorf("plot %d (power): %d series", i, p.Series)
+			}
+		default:
+			want = -1
+		}
+		if want >= 0 && p.Series != want {
+			t.Errorf("plot %d (%s): %d series, want %d", i, p.Plot, p.Series, want)
+		}
+	}
+	for plot, want := range map[string]int{"power": len(runs), "states": len(runs), "waits": 1, "utilization": 1, "hours": 1, "energy": 1, "cost": 1, "savings": 1} {
+		if count[plot] != want {
+			t.Errorf("%d %s plots, want %d", count[plot], plot, want)
+		}
+	}
+	png := filepath.Join(dir, "report.png")
+	if err := os.WriteFile(png, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p := os.Getenv("PWRC_SCREENSHOT"); p != "" {
+		if err := os.WriteFile(p, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d plots checked; screenshot %s (%d bytes)", len(plots), png, len(shot))
+}
+
+// browse opens a page in headless Chromium and returns what its plots
+// look like, the rows of its tables, a full-page screenshot (PNG) and the
+// problems seen while loading it: console errors and warnings, uncaught
+// exceptions, log errors, requests beyond the page itself, failed loads.
+func browse(t *testing.T, exe, profile, page string) (plots []plotInfo, rows int, shot []byte, problems []string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1100, 900),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	url := "file://" + page
+	// Listeners run on the tab's reading goroutine: they only append
+	// under a lock.
+	var mu sync.Mutex
+	add := func(format string, a ...any) {
+		mu.Lock()
+		problems = append(problems, fmt.Sprintf(format, a...))
+		mu.Unlock()
+	}
+	err := chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *cdpruntime.EventConsoleAPICalled:
+			if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value))
+				}
+				add("console %s: %s", ev.Type, strings.Join(args, " "))
+			}
+		case *cdpruntime.EventExceptionThrown:
+			add("exception: %s", ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
+				add("log %s: %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			if ev.Request.URL != url {
+				add("the page requests %s", ev.Request.URL)
+			}
+		case *network.EventLoadingFailed:
+			add("loading failed: %s", ev.ErrorText)
+		}
+	})
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	plots, err = chromedp.Run(ctx, chromedp.Evaluate[[]plotInfo](`Array.from(document.querySelectorAll("svg.plot")).map(s => {
+			const r = s.getBoundingClientRect();
+			return {plot: s.dataset.plot, series: +s.dataset.series, groups: s.querySelectorAll("g.series").length,
+				w: r.width, h: r.height, shapes: s.querySelectorAll("g.series path, g.series rect, g.series line").length};
+		})`))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	rows, err = chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("table tbody tr").length`))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return plots, rows, shot, problems
+}
+
+// The browser test's own check: a page with a console error, an
+// exception and a missing image gives three problems, so a report without
+// any did load cleanly.
+func TestBrowseSeesProblems(t *testing.T) {
+	if os.Getenv("PWRC_BROWSER") != "1" {
+		t.Skip("browser test: set PWRC_BROWSER=1 to run it (needs chromium)")
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "bad.html")
+	html := `<!DOCTYPE html><html><body><script>console.error("boom"); null.x;</script><img src="missing.png"></body></html>`
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, problems := browse(t, chromium(t), filepath.Join(dir, "profile"), page)
+	var console, exception, request bool
+	for _, p := range problems {
+		console = console || strings.Contains(p, "boom")
+		exception = exception || strings.HasPrefix(p, "exception")
+		request = request || strings.Contains(p, "missing.png")
+	}
+	if !console || !exception || !request {
+		t.Errorf("problems seen: %q; want a console error, an exception and a request for missing.png", problems)
+	}
+}

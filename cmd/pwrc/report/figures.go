@@ -1,0 +1,598 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/tariff"
+)
+
+// Run is one run to draw: its result (with States and Jobs kept), its
+// name in legends and the price it paid over time (nil: none drawn).
+type Run struct {
+	Result *pwrt.Result
+	Label  string
+	Price  tariff.Tariff
+}
+
+// Colours: components and machine states keep theirs in every figure;
+// runs take the categorical palette in order.
+var (
+	palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
+	partCol = map[string]string{
+		"busy": "#d95f02", "idle": "#7570b3", "off": "#b0b0b0", "boot": "#e6ab02", "shutdown": "#a6761d",
+		"infrastructure": "#666666", "reserved": "#fdae6b", "booting": "#e6ab02", "shutting_down": "#a6761d",
+	}
+	levelCols = []string{"#1b9e77", "#66a61e", "#a6d854", "#238b45", "#41ab5d", "#74c476"}
+)
+
+const (
+	priceColor  = "#1f4e9c"
+	budgetColor = "#c0143c"
+	bandColor   = "#c8c8c8"
+)
+
+func runColor(i int) string { return palette[i%len(palette)] }
+
+func partColor(name string, level int) string {
+	if c, ok := partCol[name]; ok {
+		return c
+	}
+	return levelCols[level%len(levelCols)]
+}
+
+// span is the time a run's state series is drawn over: from its first row
+// to the end of its accounting (its last job end, or the window's end).
+func span(r *pwrt.Result) (from, to float64) {
+	ss := r.States
+	from, to = ss.Times[0], ss.Times[len(ss.Times)-1]
+	if r.Metrics.AccountTo > to {
+		to = r.Metrics.AccountTo
+	}
+	if to <= from {
+		to = from + 1
+	}
+	return from, to
+}
+
+// bins is the number of time bins of a time-series figure: one per pixel
+// column of its plot area.
+const bins = plotW - marginL - marginR
+
+// column is the index of a named column of a state series, or -1.
+func column(ss *pwrt.StateSeries, name string) int { return slices.Index(ss.Columns, name) }
+
+// binColumn bins one column of a state series.
+func binColumn(ss *pwrt.StateSeries, col int, end, x0, x1 float64, n int) Bins {
+	w := len(ss.Columns)
+	return binStep(ss.Times, func(i int) float64 { return ss.Values[i*w+col] }, end, x0, x1, n)
+}
+
+// powerParts lists the power columns of a series (power_C_w) and their
+// component names, leaving out components that never draw anything.
+func powerParts(ss *pwrt.StateSeries) (cols []int, names []string) {
+	w := len(ss.Columns)
+	for c, name := range ss.Columns {
+		part, ok := strings.CutPrefix(name, "power_")
+		if !ok {
+			continue
+		}
+		part = strings.TrimSuffix(part, "_w")
+		for i := range ss.Times {
+			if ss.Values[i*w+c] != 0 {
+				cols, names = append(cols, c), append(names, part)
+				break
+			}
+		}
+	}
+	return cols, names
+}
+
+// stackOrder puts the parts that change least at the bottom of a stack:
+// infrastructure, then levels, then the node states.
+func stackOrder(cols []int, names []string) ([]int, []string) {
+	rank := func(name string) int {
+		switch name {
+		case "infrastructure":
+			return 0
+		case "busy", "idle", "off", "boot", "shutdown":
+			return 2
+		}
+		return 1
+	}
+	var oc []int
+	var on []string
+	for r := range 3 {
+		for i, name := range names {
+			if rank(name) == r {
+				oc, on = append(oc, cols[i]), append(on, name)
+			}
+		}
+	}
+	return oc, on
+}
+
+// powerUnit picks W, kW or MW for a maximum in W.
+func powerUnit(maxW float64) (float64, string) {
+	switch {
+	case maxW >= 2e6:
+		return 1e6, "MW"
+	case maxW >= 2e3:
+		return 1e3, "kW"
+	}
+	return 1, "W"
+}
+
+// currency is the symbol of a run's currency.
+func currency(code string) string {
+	if s, ok := map[string]string{"EUR": "€", "USD": "$", "GBP": "£"}[code]; ok {
+		return s
+	}
+	if code == "" {
+		return "€"
+	}
+	return code
+}
+
+// daysAxis sets a time chart's x axis: seconds on the trace's clock,
+// labelled in days since x0, and says what day 0 is.
+func daysAxis(ch *chart, r *pwrt.Result, x0, x1 float64) {
+	ch.x = scale{lo: x0, hi: x1}
+	for _, d := range niceTicks(0, (x1-x0)/86400, 9) {
+		ch.xTicks = append(ch.xTicks, tick{x0 + d*86400, fmtNum(d)})
+	}
+	ch.xLabel = "days since the first submission"
+	if r.Workload.Epoch != 0 || r.Run.Workload.Start != "" {
+		if c, err := Clock(r); err == nil {
+			ch.xLabel += " (day 0: " + c.Time(x0).Format("2006-01-02 15:04 MST") + ")"
+		}
+	}
+}
+
+// noStates is the message of a time-series figure of a run without a
+// machine-state series.
+const noStates = "no machine-state series for this run"
+
+// PowerSVG draws a run's power over time, stacked by component (the mean
+// over each pixel column, so the area is the run's energy), with the
+// total's lowest and highest value in each column as a band, the price on
+// the right axis (its range in each column, and its mean) and the power
+// budget, if any.
+func PowerSVG(r Run) []byte {
+	res := r.Result
+	ch := &chart{kind: "power", title: "Power by component · " + r.Label}
+	if res.States == nil || len(res.States.Times) == 0 {
+		ch.noData = noStates
+		ch.begin()
+		return ch.finish()
+	}
+	ss := res.States
+	x0, x1 := span(res)
+	end := x1
+	cols, names := powerParts(ss)
+	cols, names = stackOrder(cols, names)
+	parts := make([]Bins, len(cols))
+	for i, c := range cols {
+		parts[i] = binColumn(ss, c, end, x0, x1, bins)
+	}
+	// The total of every component, for its extremes.
+	var all []int
+	for c, name := range ss.Columns {
+		if strings.HasPrefix(name, "power_") {
+			all = append(all, c)
+		}
+	}
+	w := len(ss.Columns)
+	total := binStep(ss.Times, func(i int) float64 {
+		var s float64
+		for _, c := range all {
+			s += ss.Values[i*w+c]
+		}
+		return s
+	}, end, x0, x1, bins)
+	top := 0.0
+	for _, v := range total.Max {
+		if !math.IsNaN(v) {
+			top = math.Max(top, v)
+		}
+	}
+	budget := res.Metrics.Budget
+	if budget > 0 && !math.IsInf(budget, 0) {
+		top = math.Max(top, budget)
+	} else {
+		budget = 0
+	}
+	div, unit := powerUnit(top)
+	var price Bins
+	if r.Price != nil {
+		ts, ps := priceSteps(r.Price, x0, x1)
+		price = binStep(ts, func(i int) float64 { return ps[i] }, x1, x0, x1, bins)
+	}
+	for i, name := range names {
+		ch.legend = append(ch.legend, legendItem{name, partColor(name, i), "box"})
+	}
+	ch.legend = append(ch.legend, legendItem{"total: lowest–highest in each column", bandColor, "box"})
+	ch.nSeries = len(names) + 1
+	cur := currency(res.Metrics.Currency)
+	if r.Price != nil {
+		ch.legend = append(ch.legend, legendItem{"price (" + cur + "/kWh, right axis)", priceColor, "line"})
+		ch.nSeries++
+		ch.hasY2 = true
+		lo, hi := minMax(price.Min, price.Max)
+		ch.y2 = scale{lo: niceMin(lo, hi), hi: niceMax(hi)}
+		ch.y2Label = "price, " + cur + "/kWh"
+	}
+	if budget > 0 {
+		ch.legend = append(ch.legend, legendItem{"power budget", budgetColor, "dash"})
+		ch.nSeries++
+	}
+	ch.y = scale{lo: 0, hi: niceMax(top / div)}
+	ch.yLabel = "power, " + unit
+	daysAxis(ch, res, x0, x1)
+	ch.begin()
+	ys := ch.y
+	// The total's range behind the stack: above the stacked means shows
+	// the highest power in each column; a thin line marks the lowest.
+	ch.c.series("total")
+	ch.stepBand(&total, func(k int) float64 { return total.Min[k] / div }, func(k int) float64 { return total.Max[k] / div }, ys,
+		`fill="`+bandColor+`"`)
+	ch.stepLine(&total, func(k int) float64 { return total.Min[k] / div }, ys, `stroke="#333" stroke-width="0.6" stroke-opacity="0.6"`)
+	ch.c.end()
+	// Stacked means, in W scaled to the axis.
+	cum := make([]float64, bins)
+	for i := range parts {
+		b := &parts[i]
+		lower := slices.Clone(cum)
+		for k := range cum {
+			if b.Covered[k] > 0 {
+				cum[k] += b.Mean[k] / div
+			}
+		}
+		upper := slices.Clone(cum)
+		ch.c.series(names[i])
+		ch.stepBand(b, func(k int) float64 { return lower[k] }, func(k int) float64 { return upper[k] }, ys, `fill="`+partColor(names[i], i)+`"`)
+		ch.c.end()
+	}
+	if r.Price != nil {
+		ch.c.series("price")
+		ch.stepBand(&price, func(k int) float64 { return price.Min[k] }, func(k int) float64 { return price.Max[k] }, ch.y2,
+			`fill="`+priceColor+`" fill-opacity="0.08"`)
+		// A white halo keeps the price line readable over the stack.
+		ch.stepLine(&price, func(k int) float64 { return price.Mean[k] }, ch.y2, `stroke="#ffffff" stroke-width="3" stroke-opacity="0.8"`)
+		ch.stepLine(&price, func(k int) float64 { return price.Mean[k] }, ch.y2, `stroke="`+priceColor+`" stroke-width="1.2"`)
+		ch.c.end()
+	}
+	if budget > 0 {
+		ch.c.series("budget")
+		y := ys.px(budget / div)
+		ch.c.line(ch.px, y, ch.px+ch.pw, y, `stroke="`+budgetColor+`" stroke-width="1.5" stroke-dasharray="6,4"`)
+		ch.c.end()
+	}
+	return ch.finish()
+}
+
+// minMax is the range of the non-NaN values of lo and hi.
+func minMax(lo, hi []float64) (float64, float64) {
+	a, b := math.Inf(1), math.Inf(-1)
+	for i := range lo {
+		if !math.IsNaN(lo[i]) {
+			a = math.Min(a, lo[i])
+		}
+		if !math.IsNaN(hi[i]) {
+			b = math.Max(b, hi[i])
+		}
+	}
+	if math.IsInf(a, 0) {
+		return 0, 1
+	}
+	return a, b
+}
+
+// stateLayers are the node states, stacked from the bottom.
+var stateLayers = []string{"busy", "reserved", "idle", "booting", "shutting_down", "off"}
+
+// StatesSVG draws the nodes in each state over time, stacked (the mean
+// over each pixel column), the busy nodes' lowest and highest value in
+// each column as a band, and the level instances on (right axis).
+func StatesSVG(r Run) []byte {
+	res := r.Result
+	ch := &chart{kind: "states", title: "Machine states · " + r.Label}
+	if res.States == nil || len(res.States.Times) == 0 {
+		ch.noData = noStates
+		ch.begin()
+		return ch.finish()
+	}
+	ss := res.States
+	x0, x1 := span(res)
+	w := len(ss.Columns)
+	var layers []Bins
+	var names []string
+	for _, name := range stateLayers {
+		c := column(ss, name)
+		if c < 0 {
+			continue
+		}
+		nonzero := false
+		for i := range ss.Times {
+			if ss.Values[i*w+c] != 0 {
+				nonzero = true
+				break
+			}
+		}
+		if nonzero || name == "busy" {
+			layers = append(layers, binColumn(ss, c, x1, x0, x1, bins))
+			names = append(names, name)
+		}
+	}
+	var levels []Bins
+	var lnames []string
+	lmax := 0.0
+	for c, name := range ss.Columns {
+		if l, ok := strings.CutSuffix(name, "_on"); ok {
+			b := binColumn(ss, c, x1, x0, x1, bins)
+			_, hi := minMax(b.Min, b.Max)
+			lmax = math.Max(lmax, hi)
+			levels, lnames = append(levels, b), append(lnames, l)
+		}
+	}
+	for _, name := range names {
+		ch.legend = append(ch.legend, legendItem{strings.ReplaceAll(name, "_", " "), partColor(name, 0), "box"})
+	}
+	ch.legend = append(ch.legend, legendItem{"busy: lowest and highest in each column", "#3a1c00", "thin"})
+	for i, l := range lnames {
+		ch.legend = append(ch.legend, legendItem{l + " on (right axis)", levelCols[i%len(levelCols)], "line"})
+	}
+	ch.nSeries = len(names) + 1 + len(lnames)
+	nodes := float64(res.Metrics.Nodes)
+	if nodes <= 0 {
+		nodes = 1
+	}
+	ch.y = scale{lo: 0, hi: nodes}
+	ch.yLabel = "nodes"
+	if len(levels) > 0 {
+		ch.hasY2 = true
+		ch.y2 = scale{lo: 0, hi: niceMax(lmax)}
+		ch.y2Label = "instances on"
+		ch.y2Fmt = fmtNum
+	}
+	daysAxis(ch, res, x0, x1)
+	ch.begin()
+	cum := make([]float64, bins)
+	for i := range layers {
+		b := &layers[i]
+		lower := slices.Clone(cum)
+		for k := range cum {
+			if b.Covered[k] > 0 {
+				cum[k] += b.Mean[k]
+			}
+		}
+		upper := slices.Clone(cum)
+		ch.c.series(names[i])
+		ch.stepBand(b, func(k int) float64 { return lower[k] }, func(k int) float64 { return upper[k] }, ch.y, `fill="`+partColor(names[i], 0)+`"`)
+		ch.c.end()
+	}
+	busy := &layers[0]
+	ch.c.series("busy range")
+	for _, v := range [][]float64{busy.Min, busy.Max} {
+		ch.stepLine(busy, func(k int) float64 { return v[k] }, ch.y, `stroke="#3a1c00" stroke-width="0.6" stroke-opacity="0.55"`)
+	}
+	ch.c.end()
+	for i := range levels {
+		b := &levels[i]
+		col := levelCols[i%len(levelCols)]
+		ch.c.series(lnames[i] + " on")
+		ch.stepBand(b, func(k int) float64 { return b.Min[k] }, func(k int) float64 { return b.Max[k] }, ch.y2, `fill="`+col+`" fill-opacity="0.12"`)
+		ch.stepLine(b, func(k int) float64 { return b.Mean[k] }, ch.y2, `stroke="`+col+`" stroke-width="1.1"`)
+		ch.c.end()
+	}
+	return ch.finish()
+}
+
+// withStates are the runs that have a state series.
+func withStates(runs []Run) []Run {
+	var out []Run
+	for _, r := range runs {
+		if r.Result.Err == nil && r.Result.States != nil && len(r.Result.States.Times) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// UtilizationSVG draws each run's utilization per day (the share of node
+// time allocated to jobs), all runs on one chart; with more days than
+// pixel columns, each column keeps its first, lowest, highest and last day.
+func UtilizationSVG(runs []Run) []byte {
+	ch := &chart{kind: "utilization", title: "Utilization per day"}
+	rs := withStates(runs)
+	if len(rs) == 0 {
+		ch.noData = noStates
+		ch.begin()
+		return ch.finish()
+	}
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		a, b := span(r.Result)
+		x0, x1 = math.Min(x0, a), math.Max(x1, b)
+	}
+	days := max(1, int(math.Ceil((x1-x0)/86400-1e-9)))
+	var g groups
+	for _, r := range rs {
+		ss := r.Result.States
+		_, end := span(r.Result)
+		b := binColumn(ss, column(ss, "busy"), end, x0, x0+float64(days)*86400, days)
+		var xs, ys []float64
+		for k := range days {
+			if b.Covered[k] > 0 {
+				xs = append(xs, x0+(float64(k)+0.5)*86400)
+				ys = append(ys, 100*b.Mean[k]/float64(max(1, r.Result.Metrics.Nodes)))
+			}
+		}
+		g.add(r.Label, xs, ys)
+	}
+	for i, l := range g.labels {
+		ch.legend = append(ch.legend, legendItem{l, runColor(i), "line"})
+	}
+	ch.nSeries = len(g.labels)
+	ch.y = scale{lo: 0, hi: 100}
+	ch.yLabel = "utilization, % of node time"
+	daysAxis(ch, rs[0].Result, x0, x0+float64(days)*86400)
+	ch.begin()
+	for i, l := range g.labels {
+		ch.c.series(l)
+		ch.polyline(g.xs[i], g.ys[i], ch.y, `stroke="`+runColor(i)+`" stroke-width="1.3" stroke-opacity="0.85"`)
+		ch.c.end()
+	}
+	return ch.finish()
+}
+
+// groups gathers the runs of a chart that would draw the very same line:
+// one line, named after all of them ("a = b"), so that no run hides
+// another.
+type groups struct {
+	labels []string
+	xs, ys [][]float64
+}
+
+func (g *groups) add(label string, xs, ys []float64) {
+	for i := range g.labels {
+		if slices.Equal(g.xs[i], xs) && slices.Equal(g.ys[i], ys) {
+			g.labels[i] += " = " + label
+			return
+		}
+	}
+	g.labels, g.xs, g.ys = append(g.labels, label), append(g.xs, xs), append(g.ys, ys)
+}
+
+// waitTicks label the wait axis (minutes, log scale).
+var waitTicks = []tick{{0, "0"}, {1, "1 min"}, {10, "10 min"}, {60, "1 h"}, {600, "10 h"}, {1440, "1 d"}, {14400, "10 d"}, {144000, "100 d"}}
+
+// WaitsSVG draws the distribution (CDF) of the jobs' waits of every run
+// that kept its jobs, on a logarithmic axis of minutes; runs with the same
+// waits share a curve.
+func WaitsSVG(runs []Run) []byte {
+	ch := &chart{kind: "waits", title: "Waiting times: share of jobs that waited at most x"}
+	// Runs whose jobs waited exactly alike share one curve.
+	var g groups
+	hi := 1.0
+	for _, r := range runs {
+		if r.Result.Err != nil || len(r.Result.Jobs) == 0 {
+			continue
+		}
+		w := make([]float64, len(r.Result.Jobs))
+		for i, j := range r.Result.Jobs {
+			w[i] = math.Max(0, j.Start-j.Submit) / 60
+		}
+		slices.Sort(w)
+		hi = math.Max(hi, w[len(w)-1])
+		g.add(r.Label, w, nil)
+	}
+	labels, waits := g.labels, g.xs
+	if len(waits) == 0 {
+		ch.noData = "no per-job records for these runs"
+		ch.begin()
+		return ch.finish()
+	}
+	for i, l := range labels {
+		ch.legend = append(ch.legend, legendItem{l, runColor(i), "line"})
+	}
+	ch.nSeries = len(waits)
+	top := 1.0
+	for _, t := range waitTicks {
+		if t.v > 0 {
+			top = t.v
+			if t.v >= hi {
+				break
+			}
+		}
+	}
+	ch.x = scale{lo: 0, hi: math.Max(top, hi), log: true}
+	for _, t := range waitTicks {
+		if t.v <= ch.x.hi {
+			ch.xTicks = append(ch.xTicks, t)
+		}
+	}
+	ch.y = scale{lo: 0, hi: 100}
+	ch.yLabel = "jobs, %"
+	ch.xLabel = "wait (start − submit), logarithmic"
+	ch.begin()
+	for i, w := range waits {
+		xs := make([]float64, 0, 2*len(w))
+		ys := make([]float64, 0, 2*len(w))
+		total := float64(len(w))
+		for k := 0; k < len(w); {
+			j := k // w[k..j] are one distinct wait: the CDF steps up there
+			for j+1 < len(w) && w[j+1] == w[k] {
+				j++
+			}
+			xs, ys = append(xs, w[k], w[k]), append(ys, 100*float64(k)/total, 100*float64(j+1)/total)
+			k = j + 1
+		}
+		ch.c.series(labels[i])
+		ch.polyline(xs, ys, ch.y, `stroke="`+runColor(i)+`" stroke-width="1.6"`)
+		ch.c.end()
+	}
+	return ch.finish()
+}
+
+// HoursSVG draws each run's mean power by local hour of day.
+func HoursSVG(runs []Run) []byte {
+	ch := &chart{kind: "hours", title: "Mean power by local hour of day"}
+	var rs []Run
+	top := 0.0
+	for _, r := range runs {
+		if r.Result.Err != nil {
+			continue
+		}
+		rs = append(rs, r)
+		for _, h := range r.Result.Metrics.Hours {
+			if h.Seconds > 0 {
+				top = math.Max(top, h.Energy/h.Seconds)
+			}
+		}
+	}
+	if len(rs) == 0 {
+		ch.noData = "no successful runs"
+		ch.begin()
+		return ch.finish()
+	}
+	div, unit := powerUnit(top)
+	var g groups
+	for _, r := range rs {
+		var xs, ys []float64
+		for h, st := range r.Result.Metrics.Hours {
+			if st.Seconds > 0 {
+				xs, ys = append(xs, float64(h)), append(ys, st.Energy/st.Seconds/div)
+			}
+		}
+		g.add(r.Label, xs, ys)
+	}
+	for i, l := range g.labels {
+		ch.legend = append(ch.legend, legendItem{l, runColor(i), "line"})
+	}
+	ch.nSeries = len(g.labels)
+	ch.x = scale{lo: 0, hi: 24}
+	for h := 0; h <= 24; h += 3 {
+		ch.xTicks = append(ch.xTicks, tick{float64(h), fmtNum(float64(h)) + ":00"})
+	}
+	ch.y = scale{lo: 0, hi: niceMax(top / div)}
+	ch.yLabel = "mean power, " + unit
+	ch.xLabel = "local hour of day (the trace's time zone)"
+	ch.begin()
+	for i, l := range g.labels {
+		var p path
+		for k, h := range g.xs[i] {
+			if k > 0 && g.xs[i][k-1] != h-1 {
+				p.to(math.NaN(), 0) // an hour the run never saw
+			}
+			p.to(ch.x.px(h), ch.y.px(g.ys[i][k]))
+			p.to(ch.x.px(h+1), ch.y.px(g.ys[i][k]))
+		}
+		ch.c.series(l)
+		ch.c.path(&p, `fill="none" stroke="`+runColor(i)+`" stroke-width="1.8"`)
+		ch.c.end()
+	}
+	return ch.finish()
+}

@@ -1,0 +1,383 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/pwrc/pwrc/cmd/pwrc/report"
+	"github.com/pwrc/pwrc/compiler"
+	pwrt "github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/tariff"
+)
+
+// checkReport checks the destination of --report before anything is
+// simulated, as prepareOutputs checks the others: a new regular file in
+// an existing directory, not the scenario, not a file another output
+// writes. It returns the file to replace (a link's target).
+func checkReport(path string, f outputFlags, res *compiler.Result) (string, error) {
+	target, err := checkFile("--report", path, res, false)
+	if err != nil {
+		return "", err
+	}
+	// Each other output's files, one at a time: the report may not be one.
+	clash := func(dir, name, what string) error {
+		var cl claims
+		if err := cl.add(dir, name, what); err != nil {
+			return nil // a directory not made yet holds no file
+		}
+		return cl.add(filepath.Dir(target), filepath.Base(target), "--report "+path)
+	}
+	for _, o := range []struct{ flag, path string }{{"-o", f.out}, {"--cpuprofile", f.cpuProfile}} {
+		if o.path == "" {
+			continue
+		}
+		if t, err := resolveLinks(o.path); err == nil {
+			if err := clash(filepath.Dir(t), filepath.Base(t), o.flag+" "+o.path); err != nil {
+				return "", err
+			}
+		}
+	}
+	for _, d := range []struct {
+		flag, path string
+		jobs       bool
+	}{{"--jobs", f.jobs, true}, {"--series", f.series, false}} {
+		if d.path == "" {
+			continue
+		}
+		od := &outDir{path: d.path, jobs: d.jobs, series: !d.jobs}
+		names := []string{manifestName}
+		for _, r := range res.Plan.Runs {
+			names = append(names, od.names(r)...)
+		}
+		for _, name := range names {
+			if err := clash(d.path, name, d.flag+" "+d.path); err != nil {
+				return "", err
+			}
+		}
+	}
+	return target, nil
+}
+
+// writeReport writes a report or a figure atomically.
+func writeReport(flag, path, target string, data []byte) error {
+	if err := renameio.WriteFile(target, data, 0o644); err != nil {
+		return fmt.Errorf("%s %s: %v", flag, path, bare(err))
+	}
+	return nil
+}
+
+// priceCache loads each price file once for all the runs of a report.
+func priceCache() report.PriceLoader {
+	type entry struct {
+		s   *tariff.Series
+		err error
+	}
+	cache := map[string]entry{}
+	return func(path string, f tariff.Format) (*tariff.Series, error) {
+		k := path + "\x00" + f.Time.String()
+		if e, ok := cache[k]; ok {
+			return e.s, e.err
+		}
+		s, err := tariff.OpenPrices(path, f)
+		cache[k] = entry{s, err}
+		return s, err
+	}
+}
+
+// reportPage lays out the results of a plan: per experiment, the table as
+// `pwrc run` prints it and the runs with the prices they paid.
+// Prices are drawn only for a plan compiled from the scenario (a plan laid
+// out from saved runs alone knows no contract).
+func reportPage(scenario string, p *pwrt.Plan, results []*pwrt.Result, notes []string, prices bool) report.Page {
+	page := report.Page{Title: scenario, Generator: "pwrc " + version, Notes: notes}
+	load := priceCache()
+	seen := map[string]bool{}
+	for _, e := range p.Experiments {
+		var rs []*pwrt.Result
+		for _, i := range e.Runs {
+			rs = append(rs, results[i])
+		}
+		x := report.Experiment{Name: e.Name, Table: reportTable(e, rs)}
+		for _, r := range rs {
+			run := report.Run{Result: r, Label: configName(e, r.Run)}
+			if !prices {
+				x.Runs = append(x.Runs, run)
+				continue
+			}
+			if t, err := report.Tariff(r, load); err != nil {
+				if msg := "No price drawn for contract " + r.Run.Contract.Name + ": " + err.Error(); !seen[msg] {
+					seen[msg] = true
+					page.Notes = append(page.Notes, msg)
+				}
+			} else {
+				run.Price = t
+			}
+			x.Runs = append(x.Runs, run)
+		}
+		page.Experiments = append(page.Experiments, x)
+	}
+	return page
+}
+
+// reportTable is an experiment's table with the cells `pwrc run` prints.
+func reportTable(e *pwrt.Experiment, rs []*pwrt.Result) report.Table {
+	cols := []column{{header: configHeader(e), cell: func(r *pwrt.Result) string { return configName(e, r.Run) }, align: tw.AlignLeft}}
+	for _, key := range e.Report {
+		cols = append(cols, metricColumn(key, rs))
+	}
+	t := report.Table{Title: tableTitle(e, rs), Notes: tableNotes(e, rs)}
+	for _, c := range cols {
+		t.Header = append(t.Header, c.header)
+		t.Left = append(t.Left, c.align == tw.AlignLeft)
+	}
+	for _, r := range rs {
+		row := make([]string, len(cols))
+		for i, c := range cols {
+			if r.Err != nil && i > 0 {
+				row[i] = "error"
+				continue
+			}
+			row[i] = c.cell(r)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// tableTitle names what an experiment's runs share, as the table's title
+// line does.
+func tableTitle(e *pwrt.Experiment, rs []*pwrt.Result) string {
+	title := fmt.Sprintf("experiment %s · %s", e.Name, plural(len(rs), "run"))
+	var ok []*pwrt.Result
+	for _, r := range rs {
+		if r.Err == nil {
+			ok = append(ok, r)
+		}
+	}
+	if len(ok) > 0 {
+		r0 := ok[0]
+		if same(ok, func(r *pwrt.Result) string { return r.Run.Workload.Name }) {
+			title += " · workload " + r0.Run.Workload.Name
+		}
+		if same(ok, func(r *pwrt.Result) string { return fmt.Sprint(r.Run.Machine.Name, r.Workload.Nodes) }) {
+			title += fmt.Sprintf(" · machine %s (%s nodes)", r0.Run.Machine.Name, thousands(float64(r0.Workload.Nodes), 0))
+		}
+	}
+	if len(rs) > 0 {
+		if same(rs, func(r *pwrt.Result) string { return r.Run.Contract.Name }) {
+			title += " · contract " + rs[0].Run.Contract.Name
+		}
+		if same(rs, func(r *pwrt.Result) string { return r.Run.Policy.Name }) {
+			title += " · policy " + rs[0].Run.Policy.Name
+		}
+	}
+	return title
+}
+
+// checkRunReport checks --report of `pwrc run`; "" when not given.
+func checkRunReport(path string, f outputFlags, res *compiler.Result) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	return checkReport(path, f, res)
+}
+
+// reportFromRun writes --report after a run (nothing without it).
+func reportFromRun(path, target, scenario string, p *pwrt.Plan, results []*pwrt.Result) error {
+	if path == "" {
+		return nil
+	}
+	return writeReport("--report", path, target, report.HTML(reportPage(scenario, p, results, nil, true)))
+}
+
+// writeFigure writes a report or a figure to -o: atomically to a file (a
+// link's target), directly to a device or a pipe, to stdout for "-".
+func writeFigure(flag, path string, data []byte, stdout io.Writer) error {
+	if path == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	target, err := checkFile(flag, path, &compiler.Result{}, true)
+	if err != nil {
+		return err
+	}
+	if target != "" {
+		return writeReport(flag, path, target, data)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", flag, path, bare(err))
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", flag, path, bare(err))
+	}
+	return nil
+}
+
+func reportCmd(stdout, stderr io.Writer) *cobra.Command {
+	var outFile string
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Write the HTML report of runs saved in a directory",
+		Long: `report reads a saved run directory and writes the same self-contained HTML
+report as pwrc run --report: the comparison tables and the plots. Save the
+runs with
+
+  pwrc run FILE --format json -o DIR/results.json --series DIR --jobs DIR
+
+When the scenario named in DIR/MANIFEST.json still compiles to the same
+inputs, the tables have the experiment's columns and the power plots the
+contract's price; otherwise the default columns and no price.`,
+		Args: cobra.ExactArgs(1),
+		RunE: command(func(_ *cobra.Command, args []string) error {
+			s, err := loadSaved(args[0], true)
+			if err != nil {
+				return err
+			}
+			if outFile == "" {
+				outFile = filepath.Join(args[0], "report.html")
+			}
+			for _, n := range s.notes {
+				fmt.Fprintf(stderr, "pwrc: %s\n", n)
+			}
+			page := reportPage(s.title, s.plan, s.results, s.notes, s.compiled)
+			return writeFigure("-o", outFile, report.HTML(page), stdout)
+		}),
+	}
+	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write the report to this file (atomically; default DIR/report.html, - for stdout)")
+	return cmd
+}
+
+// figures are the single figures pwrc plot draws: one run, or several.
+var figures = map[string]struct {
+	one  func(report.Run) []byte
+	many func([]report.Run) []byte
+}{
+	"power":       {one: report.PowerSVG},
+	"states":      {one: report.StatesSVG},
+	"waits":       {many: report.WaitsSVG},
+	"utilization": {many: report.UtilizationSVG},
+	"hours":       {many: report.HoursSVG},
+	"energy":      {many: report.EnergySVG},
+	"cost":        {many: report.CostSVG},
+	"savings":     {many: report.SavingsSVG},
+}
+
+func plotCmd(stdout, stderr io.Writer) *cobra.Command {
+	var outFile, what string
+	cmd := &cobra.Command{
+		Use:   "plot RUN_FILE... --what power|states|waits|utilization|hours|energy|cost|savings -o FILE.svg|FILE.png",
+		Short: "Draw one figure of saved runs, as SVG or PNG",
+		Long: `plot draws one figure of runs saved by pwrc run --series DIR --jobs DIR
+(and --format json -o DIR/results.json): name each run by one of its files,
+DIR/RUN.states.csv, DIR/RUN.csv or DIR/RUN.hours.csv, or by DIR/RUN.
+
+  power, states       one run: power by component with the price; nodes per state
+  waits, utilization, hours, energy, cost, savings
+                      one or more runs on one chart
+
+The format follows the extension of -o: .svg or .png.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: command(func(_ *cobra.Command, args []string) error {
+			fig, ok := figures[what]
+			if !ok {
+				return usageErrorf("--what must be power, states, waits, utilization, hours, energy, cost or savings, not %q", what)
+			}
+			if fig.one != nil && len(args) > 1 {
+				return usageErrorf("--what %s draws one run, not %d", what, len(args))
+			}
+			ext := strings.ToLower(filepath.Ext(outFile))
+			switch {
+			case outFile == "":
+				return usageErrorf("-o FILE.svg or FILE.png is required")
+			case ext != ".svg" && ext != ".png":
+				return usageErrorf("-o %s: the name must end in .svg or .png", outFile)
+			}
+			runs, err := savedRuns(args, stderr)
+			if err != nil {
+				return err
+			}
+			var svg []byte
+			if fig.one != nil {
+				svg = fig.one(runs[0])
+			} else {
+				svg = fig.many(runs)
+			}
+			if ext == ".png" {
+				if svg, err = report.PNG(svg); err != nil {
+					return err
+				}
+			}
+			return writeFigure("-o", outFile, svg, stdout)
+		}),
+	}
+	cmd.Flags().StringVarP(&outFile, "output", "o", "", "the figure's file: .svg or .png (atomically)")
+	cmd.Flags().StringVar(&what, "what", "power", "the figure: power, states, waits, utilization, hours, energy, cost or savings")
+	return cmd
+}
+
+// savedRuns finds the runs plot names by their files, each directory read
+// once.
+func savedRuns(args []string, stderr io.Writer) ([]report.Run, error) {
+	dirs := map[string]*saved{}
+	load := priceCache()
+	var runs []report.Run
+	for _, arg := range args {
+		dir, name := filepath.Dir(arg), filepath.Base(arg)
+		for _, suffix := range []string{".states.csv", ".hours.csv", ".csv"} {
+			if n, ok := strings.CutSuffix(name, suffix); ok {
+				name = n
+				break
+			}
+		}
+		s, ok := dirs[dir]
+		if !ok {
+			var err error
+			if s, err = loadSaved(dir, false); err != nil {
+				return nil, err
+			}
+			dirs[dir] = s
+			for _, n := range s.notes {
+				fmt.Fprintf(stderr, "pwrc: %s\n", n)
+			}
+		}
+		var found *pwrt.Result
+		var names []string
+		for _, r := range s.results {
+			names = append(names, r.Run.Name)
+			if r.Run.Name == name {
+				found = r
+			}
+		}
+		if found == nil {
+			return nil, usageErrorf("%s: no run %s in %s (it has %s)", arg, name, dir, strings.Join(names, ", "))
+		}
+		if found.Err != nil {
+			return nil, fmt.Errorf("%s: run %s failed: %v", arg, name, found.Err)
+		}
+		run := report.Run{Result: found, Label: found.Run.Label()}
+		if run.Label == "" {
+			run.Label = found.Run.Name
+		}
+		if s.compiled {
+			if t, err := report.Tariff(found, load); err == nil {
+				run.Price = t
+			} else {
+				fmt.Fprintf(stderr, "pwrc: no price drawn: %v\n", err)
+			}
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
