@@ -149,7 +149,11 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 			}
 		}
 	}
+	var budgetAt *lang.Stmt
 	for _, cd := range chain {
+		var caps []runtime.Powercap
+		var capRefs []capRefs
+		capsSet := false
 		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
 			{name: "order", usage: "order job.submit", decode: rule(&p.Order, numExpr)},
 			{name: "priority", usage: "priority job.wait / job.walltime", decode: rule(&p.Priority, numExpr)},
@@ -212,7 +216,14 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 					p.Frequency = f
 				}
 			}},
+			{name: "powercap", usage: "powercap 60% from \"2012-09-07 13:00\" for 1 h { mode mix }", repeat: true, decode: func(s *lang.Stmt) {
+				capsSet = true
+				if pc, ok := c.powercap(s, b, &capRefs); ok && pc != nil {
+					caps = append(caps, *pc)
+				}
+			}},
 			{name: "budget", usage: "budget 50% of baseline during peak", decode: func(s *lang.Stmt) {
+				budgetAt = s
 				if bg, ok := c.budget(s, b); ok {
 					p.Budget = bg
 					if bg != nil && bg.OfBaseline > 0 {
@@ -255,6 +266,17 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 				})
 			}},
 		})
+		if capsSet { // a declaration's own powercaps replace the inherited ones
+			p.Powercaps, refs.caps = caps, capRefs
+		}
+	}
+	if p.Budget != nil && len(p.Powercaps) > 0 && b == nil {
+		at := d.stmt.Args[0].Range()
+		if budgetAt != nil {
+			at = budgetAt.Range
+		}
+		c.diags.Errorf(at, "%s has both a budget and a powercap", what(d)).
+			With("A budget caps the running jobs' power (Zhou et al.); a powercap the whole machine's (Georgiou et al.). Use one of them.")
 	}
 	if b == nil && p.Admit != nil && p.Admit.Deps&runtime.DepWait != 0 && p.Interval == 0 && admitAt != nil {
 		_, r := c.file(admitAt).ArgsSource(admitAt, 0)

@@ -17,6 +17,7 @@ type policyRefs struct {
 	freqAt  *lang.Stmt  // `frequency F` or `frequency rule …`
 	freqHz  float64     // F
 	keepAt  *lang.Stmt  // `shutdown idle after T keep N`
+	caps    []capRefs   // the powercaps, in order
 }
 
 // allocators are the names `allocate` takes: Maui's node-allocation
@@ -228,6 +229,9 @@ func (c *compiler) pairPolicy(run *runtime.Run, refs policyRefs, b binding) bool
 			}
 			p.Frequency.PState = i
 		}
+	}
+	if len(p.Powercaps) > 0 && !c.pairPowercaps(m, p.Powercaps, refs.caps) {
+		ok = false
 	}
 	if sh := p.Shutdown; sh != nil && refs.keepAt != nil && m.Nodes > 0 && sh.Keep >= m.Nodes {
 		c.diags.Warnf(refs.keepAt.Args[4].Range(), "policy `%s` keeps %d idle nodes on, and machine `%s` has %d: no node is ever switched off", p.Name, sh.Keep, m.Name, m.Nodes).

@@ -215,6 +215,10 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		res.Err = err
 		return res
 	}
+	if len(run.Policy.Powercaps) > 0 {
+		res.Err = fmt.Errorf("policy %s: powercaps are not simulated yet", run.Policy.Name)
+		return res
+	}
 	jobs, info, err := ld.jobs(run)
 	res.Workload = info
 	if err != nil {

@@ -305,7 +305,10 @@ type Policy struct {
 	Allocate   Allocation // which nodes; zero value: counted, no placement
 	Frequency  Frequency  // the pstate jobs start at; zero value: the highest
 	Budget     *Budget    // nil = no power budget
-	Select     SelectKind
+	// Powercaps cap the whole machine's power (Georgiou et al.): several
+	// may apply at once; a job obeys the lowest in force over its run.
+	Powercaps []Powercap
+	Select    SelectKind
 	Window     int // knapsack: the number of queue heads it chooses from
 	// Interval, when > 0, also runs a pass every Interval seconds (from the
 	// first submission) while jobs wait, as a scheduler's cycle does: rules
@@ -343,6 +346,51 @@ type Budget struct {
 	OfBaseline float64
 	When       BudgetWhen
 	While      *Expr // BudgetWhile
+}
+
+// CapMode is how a powercap is met (Georgiou et al. §IV-B).
+type CapMode int
+
+// Powercap modes.
+const (
+	CapAuto CapMode = iota // Alg. 1 chooses switch-off or DVFS; jobs at any pstate
+	CapShut                // switch nodes off for the window; jobs at the top pstate
+	CapDVFS                // no switch-off; jobs at lower pstates
+	CapMix                 // both, pstates down to Lowest (the paper: 2.0 GHz)
+	CapIdle                // neither: nodes idle, jobs at the top pstate wait for power
+)
+
+// CapModeNames are the modes as a scenario writes them, by CapMode.
+var CapModeNames = [...]string{"auto", "shut", "dvfs", "mix", "idle"}
+
+// FitRule is how a job's pstate is chosen under a cap (Alg. 2).
+type FitRule int
+
+// Frequency rules under a cap.
+const (
+	FitIdle FitRule = iota // SLURM's: no faster than every idle node could run under the cap, then down until the job fits
+	FitJob                 // Alg. 2 as printed: the fastest pstate at which the job fits
+)
+
+// Powercap caps the machine's power: all of it, nodes in every state,
+// levels, transitions and infrastructure (Georgiou et al.).
+type Powercap struct {
+	Power float64 // W; 0 when Share is set
+	Share float64 // of P_full, the machine's maximum power, when > 0
+	// Start and Duration place a reserved window, planned at Notice
+	// (Alg. 1) and enforced on every job whose walltime overlaps it;
+	// Start nil makes a cap set for now, applying When (always, during
+	// peak, while a rule holds), without planning.
+	Start    *Instant
+	Duration float64
+	Notice   *Instant // when the reservation is made; nil: the first submission
+	When     BudgetWhen
+	While    *Expr
+	Mode     CapMode
+	Lowest   float64 // Hz: the lowest pstate jobs may run at; 0 = the machine's lowest (mix: the paper's 2.0 GHz is set by std/georgiou)
+	Fit      FitRule
+	Kill     bool // running kill: jobs over the cap when it starts are killed, the most recently started first
+	Optimal  bool // planner optimal (C1–C3 solved) instead of Alg. 1 as printed
 }
 
 // Shutdown switches nodes off after they have been idle for After seconds.
