@@ -309,7 +309,7 @@ type Policy struct {
 	// may apply at once; a job obeys the lowest in force over its run.
 	Powercaps []Powercap
 	Select    SelectKind
-	Window     int // knapsack: the number of queue heads it chooses from
+	Window    int // knapsack: the number of queue heads it chooses from
 	// Interval, when > 0, also runs a pass every Interval seconds (from the
 	// first submission) while jobs wait, as a scheduler's cycle does: rules
 	// that read job.wait change between events.
