@@ -265,6 +265,27 @@ func (b *Bitset) appendDown(dst []int32, hi, k int) []int32 {
 	}
 }
 
+// andNot removes the members of x (of the same length) from b.
+func (b *Bitset) andNot(x *Bitset) {
+	b.count = 0
+	for w := range b.words {
+		b.words[w] &^= x.words[w]
+		b.count += bits.OnesCount64(b.words[w])
+		if b.words[w] == 0 {
+			b.sum[w>>6] &^= 1 << (w & 63)
+		}
+	}
+}
+
+// AndCount is the number of members b and x (of the same length) share.
+func (b *Bitset) AndCount(x *Bitset) int {
+	n := 0
+	for w := range b.words {
+		n += bits.OnesCount64(b.words[w] & x.words[w])
+	}
+	return n
+}
+
 // CountRange is the number of members in [lo, hi).
 func (b *Bitset) CountRange(lo, hi int) int {
 	lo, hi = max(lo, 0), min(hi, b.n)

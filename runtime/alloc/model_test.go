@@ -106,22 +106,23 @@ func (m *model) set(ids []int32, to NodeState) {
 
 // refPick is each allocator written the slow, obvious way.
 func (m *model) refPick(name string, level, n int) []int32 {
-	return m.refPickIn(name, level, n, NodeState.free)
+	return m.refPickIn(name, level, n, NodeState.free, nil)
 }
 
 // refPickIn is refPick over the nodes in is true for (a pool).
-func (m *model) refPickIn(name string, level, n int, in func(NodeState) bool) []int32 {
+func (m *model) refPickIn(name string, level, n int, inState func(NodeState) bool, keep func(int) bool) []int32 {
+	in := func(i int) bool { return inState(m.st[i]) && (keep == nil || keep(i)) }
 	var out []int32
 	switch name {
 	case "first_available":
 		for i := 0; i < m.g.Nodes && len(out) < n; i++ {
-			if in(m.st[i]) {
+			if in(i) {
 				out = append(out, int32(i))
 			}
 		}
 	case "last_available":
 		for i := m.g.Nodes - 1; i >= 0 && len(out) < n; i-- {
-			if in(m.st[i]) {
+			if in(i) {
 				out = append(out, int32(i))
 			}
 		}
@@ -138,7 +139,7 @@ func (m *model) refPickIn(name string, level, n int, in func(NodeState) bool) []
 		size := m.g.Levels[level].Size
 		for _, r := range append(used, unused...) {
 			for i := r * size; i < (r+1)*size && len(out) < n; i++ {
-				if in(m.st[i]) {
+				if in(i) {
 					out = append(out, int32(i))
 				}
 			}
@@ -270,10 +271,30 @@ func (d *driver) step(op, x, y int) {
 		}{{PoolIdle, func(st NodeState) bool { return st == Idle }}, {PoolOff, func(st NodeState) bool { return st == Off }}} {
 			k := min(n, s.set(pool.p).Count())
 			got := p.PickIn(d.buf[:0], s, pool.p, k)
-			if want := m.refPickIn(name, level, k, pool.in); !slices.Equal(got, want) {
+			if want := m.refPickIn(name, level, k, pool.in, nil); !slices.Equal(got, want) {
 				t.Fatalf("%s in pool %d (%d) = %v, want %v", name, pool.p, k, got, want)
 			}
 		}
+		// With some nodes excluded (a powercap's reservation).
+		excl := NewBitset(m.g.Nodes)
+		for i := range m.g.Nodes {
+			if (i*5+y)%4 == 0 {
+				excl.Set(i)
+			}
+		}
+		s.Exclude(excl)
+		for _, pool := range []struct {
+			p  Pool
+			in func(NodeState) bool
+		}{{PoolFree, NodeState.free}, {PoolIdle, func(st NodeState) bool { return st == Idle }}} {
+			k := min(n, s.set(pool.p).Count())
+			got := p.PickIn(d.buf[:0], s, pool.p, k)
+			keep := func(i int) bool { return !excl.Has(i) }
+			if want := m.refPickIn(name, level, k, pool.in, keep); !slices.Equal(got, want) {
+				t.Fatalf("%s in pool %d excluding %v (%d) = %v, want %v", name, pool.p, excl, k, got, want)
+			}
+		}
+		s.Exclude(nil)
 		d.buf = p.Pick(d.buf[:0], s, n)
 		if !slices.Equal(d.buf, want) {
 			t.Fatalf("%s(%d) = %v, want %v", name, n, d.buf, want)

@@ -27,16 +27,27 @@ const (
 	PoolOff
 )
 
-// set is the bitset of a pool.
+// set is the bitset of a pool, less the excluded nodes (Exclude).
 func (s *State) set(p Pool) *Bitset {
+	b := &s.free
 	switch p {
 	case PoolIdle:
-		return &s.idle
+		b = &s.idle
 	case PoolOff:
-		return &s.off
+		b = &s.off
 	}
-	return &s.free
+	if s.excl == nil {
+		return b
+	}
+	s.avail.CopyFrom(b)
+	s.avail.andNot(s.excl)
+	return &s.avail
 }
+
+// Exclude keeps the nodes of x out of every pick until Exclude(nil): a
+// powercap's switch-off reservation, which jobs that would still run in
+// its window may not use. x must not change while it is in force.
+func (s *State) Exclude(x *Bitset) { s.excl = x }
 
 // FirstAvailable takes the lowest-numbered free nodes. It is Maui's
 // FIRSTAVAILABLE, and on identical nodes also MAXBALANCE and FASTEST
@@ -115,15 +126,16 @@ func (p *RackAware) PickIn(dst []int32, s *State, pool Pool, n int) []int32 {
 		panic(fmt.Sprintf("alloc: rack_aware by level %d on a state keyed at level %d", p.Level, s.keyLevel))
 	}
 	lv := &s.lv[p.Level]
+	whole := pool == PoolFree && s.excl == nil // the instance counts are the pool's
 	in := func(r int) int {
-		if pool == PoolFree {
+		if whole {
 			return int(lv.free[r])
 		}
 		return set.CountRange(r*lv.size, (r+1)*lv.size)
 	}
 	p.buf = p.buf[:0]
 	for r := lv.partial.NextSet(0); r >= 0; r = lv.partial.NextSet(r + 1) {
-		if pool == PoolFree || in(r) > 0 {
+		if whole || in(r) > 0 {
 			p.buf = append(p.buf, ranked{lv.keys[r].live[0], int32(r)})
 		}
 	}

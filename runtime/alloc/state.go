@@ -54,6 +54,8 @@ type State struct {
 	keyLevel int
 	end      []float64 // per Busy node: its job's estimated end (keyed states)
 	stamp    uint32    // for marks: instances already seen in this call
+	excl     *Bitset   // nodes no pick may take (Exclude), or nil
+	avail    Bitset    // scratch: a pool less excl
 }
 
 type level struct {
