@@ -116,24 +116,26 @@ func (sl *Sleeper) prepare(s *State) uint32 {
 // O(R log R) for the R top-level instances, plus the instances visited
 // below and the nodes taken.
 func (sl *Sleeper) ToBoot(dst []int32, s *State, n int) []int32 {
-	n = min(n, s.off.count)
+	off := s.set(PoolOff) // less the excluded nodes, if any
+	n = min(n, off.count)
 	if n <= 0 {
 		return dst
 	}
 	if len(s.lv) == 0 {
-		return s.off.appendUp(dst, 0, n)
+		return off.appendUp(dst, 0, n)
 	}
 	top := len(s.lv) - 1
-	dst, _ = sl.boot(dst, s, top, 0, len(s.lv[top].free), n)
+	dst, _ = sl.boot(dst, s, off, top, 0, len(s.lv[top].free), n)
 	return dst
 }
 
-// boot takes up to n Off nodes from instances lo..hi-1 of level l.
-func (sl *Sleeper) boot(dst []int32, s *State, l, lo, hi, n int) ([]int32, int) {
+// boot takes up to n nodes of off (Off nodes, less any excluded) from
+// instances lo..hi-1 of level l.
+func (sl *Sleeper) boot(dst []int32, s *State, off *Bitset, l, lo, hi, n int) ([]int32, int) {
 	lv := &s.lv[l]
 	base := len(sl.buf)
 	for r := lo; r < hi; r++ {
-		if int(lv.notOff[r]) < lv.size {
+		if int(lv.notOff[r]) < lv.size && (s.excl == nil || off.CountRange(r*lv.size, (r+1)*lv.size) > 0) {
 			sl.buf = append(sl.buf, ranked{float64(lv.notOff[r]), int32(r)})
 		}
 	}
@@ -142,12 +144,15 @@ func (sl *Sleeper) boot(dst []int32, s *State, l, lo, hi, n int) ([]int32, int) 
 		r := int(sl.buf[k].r)
 		if l == 0 {
 			take := min(n, lv.size-int(lv.notOff[r]))
-			dst = s.off.appendUp(dst, r*lv.size, take)
+			if s.excl != nil {
+				take = min(n, off.CountRange(r*lv.size, (r+1)*lv.size))
+			}
+			dst = off.appendUp(dst, r*lv.size, take)
 			n -= take
 			continue
 		}
 		per := lv.size / s.lv[l-1].size
-		dst, n = sl.boot(dst, s, l-1, r*per, (r+1)*per, n)
+		dst, n = sl.boot(dst, s, off, l-1, r*per, (r+1)*per, n)
 	}
 	sl.buf = sl.buf[:base]
 	return dst, n

@@ -10,6 +10,7 @@ import "math"
 // most_recent allocation does the same with identities).
 type Counted struct {
 	c        Counts
+	m        *Model
 	idle     []idleBatch // stack: most recently idle last; jobs pop from the end
 	idleHead int         // the oldest batch still in idle (shutdown pops from the front)
 }
@@ -21,7 +22,7 @@ type idleBatch struct {
 
 // NewCounted returns a machine of n nodes, all idle since t0.
 func NewCounted(m *Model, n int, t0 float64) *Counted {
-	k := &Counted{}
+	k := &Counted{m: m}
 	k.c.BusyAt = make([]int, m.PStates())
 	k.c.JobWAt = make([]float64, m.PStates())
 	k.c.LevelsOn = make([]int, len(m.spec.Levels))

@@ -31,6 +31,9 @@ type Use struct {
 	N, Work int
 	W       float64
 	PState  int
+	// Avoid keeps the job off reserved nodes (a powercap window it would
+	// still run in; Table only).
+	Avoid bool
 }
 
 // Nodes is one run's node state. Counted (no identities) and Table
@@ -61,4 +64,10 @@ type Nodes interface {
 	// Held appends job j's node ids to dst (nothing when nodes are
 	// counted, not identified).
 	Held(dst []int32, j int32) []int32
+	// PowerDelta is how much the machine's power would rise if a job of u
+	// started now on the nodes Take would give it (running, after any
+	// boot): its power, less what those nodes draw now, plus the level
+	// instances it would switch on with the off power of their other
+	// nodes.
+	PowerDelta(u Use, boot bool) float64
 }

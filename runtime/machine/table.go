@@ -21,6 +21,7 @@ import (
 // chooses those whose levels then go entirely off.
 type Table struct {
 	c       Counts
+	m       *Model
 	st      *alloc.State
 	pick    alloc.Picker
 	sleeper alloc.Sleeper
@@ -41,7 +42,16 @@ type Table struct {
 
 	shutting []int32 // nodes shutting down, in the order they started
 	shutHead int
+	bootingQ []int32 // nodes booting without a job, in the order they started
+	bootHead int
 	buf      []int32
+
+	// A powercap's switch-off reservation: nodes jobs that would run in
+	// its window may not take (Use.Avoid), switched off while it holds.
+	reserved *alloc.Bitset
+	scratch  []int32
+	marks    [][]uint32 // per level and instance, for PowerDelta
+	stamp    uint32
 }
 
 type idleEntry struct {
@@ -67,7 +77,7 @@ func NewTable(m *Model, n, jobs int, pick alloc.Picker, track bool, t0 float64) 
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{st: st, pick: pick, levels: len(g.Levels) > 0, held: make([][]int32, jobs)}
+	t := &Table{m: m, st: st, pick: pick, levels: len(g.Levels) > 0, held: make([][]int32, jobs)}
 	t.track = track || pick == nil
 	t.c.BusyAt = make([]int, m.PStates())
 	t.c.JobWAt = make([]float64, m.PStates())
@@ -105,22 +115,7 @@ func (t *Table) refresh() {
 
 // Take implements Nodes.
 func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
-	ids := t.buffer()
-	switch idle := t.c.Idle; {
-	case t.pick == nil:
-		k := min(u.N, idle)
-		ids = t.popRecent(ids, k)
-		ids = t.boot(ids, u.N-k)
-	case boot:
-		k := min(u.N, idle)
-		ids = t.pick.PickIn(ids, t.st, alloc.PoolIdle, k)
-		ids = t.boot(ids, u.N-k)
-	default:
-		ids = t.pick.Pick(ids, t.st, u.N)
-	}
-	if len(ids) != u.N {
-		panic(fmt.Sprintf("machine: job %d needs %d nodes, got %d", j, u.N, len(ids)))
-	}
+	ids := t.pickFor(t.buffer(), u, boot)
 	fromOff := t.st.Take(ids, estEnd)
 	if t.track {
 		for _, i := range ids {
@@ -138,6 +133,35 @@ func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
 	}
 	t.c.run(&u, 1)
 	return 0
+}
+
+// pickFor appends the nodes a job of u gets, without taking them: idle
+// before off with a boot time, the reservation avoided if u says so.
+func (t *Table) pickFor(ids []int32, u Use, boot bool) []int32 {
+	if u.Avoid && t.reserved != nil {
+		t.st.Exclude(t.reserved)
+		defer t.st.Exclude(nil)
+	}
+	idle := t.c.Idle
+	if u.Avoid && t.reserved != nil {
+		idle = t.st.IdleSet().Count() - t.st.IdleSet().AndCount(t.reserved)
+	}
+	switch {
+	case t.pick == nil:
+		k := min(u.N, idle)
+		ids = t.recent(ids, k, u.Avoid)
+		ids = t.boot(ids, u.N-k)
+	case boot:
+		k := min(u.N, idle)
+		ids = t.pick.PickIn(ids, t.st, alloc.PoolIdle, k)
+		ids = t.boot(ids, u.N-k)
+	default:
+		ids = t.pick.Pick(ids, t.st, u.N)
+	}
+	if len(ids) != u.N {
+		panic(fmt.Sprintf("machine: a job needs %d nodes, got %d", u.N, len(ids)))
+	}
+	return ids
 }
 
 // boot appends n off nodes to boot for a job: on a machine with levels,
@@ -163,18 +187,16 @@ func (t *Table) buffer() []int32 {
 	return nil
 }
 
-// popRecent appends the k most recently idle nodes.
-func (t *Table) popRecent(dst []int32, k int) []int32 {
-	for k > 0 {
-		e := t.queue[len(t.queue)-1]
-		t.queue = t.queue[:len(t.queue)-1]
-		if e.gen == t.gen[e.node] {
-			dst = append(dst, e.node)
-			k--
+// recent appends the k most recently idle nodes (not reserved ones when
+// avoid), without taking them: entries of nodes a job takes go stale.
+func (t *Table) recent(dst []int32, k int, avoid bool) []int32 {
+	for i := len(t.queue) - 1; k > 0 && i >= t.head; i-- {
+		e := t.queue[i]
+		if e.gen != t.gen[e.node] || avoid && t.reserved != nil && t.reserved.Has(int(e.node)) {
+			continue
 		}
-	}
-	if len(t.queue) <= t.head {
-		t.queue, t.head = t.queue[:0], 0
+		dst = append(dst, e.node)
+		k--
 	}
 	return dst
 }
@@ -187,13 +209,7 @@ func (t *Table) Release(j int32, u Use, now float64) {
 	ids := t.held[j]
 	t.held[j] = nil
 	t.st.Release(ids)
-	if t.track {
-		for _, i := range ids {
-			t.gen[i]++
-			t.queue = append(t.queue, idleEntry{node: i, gen: t.gen[i], since: now})
-		}
-		t.compact()
-	}
+	t.idled(ids, now)
 	t.spare = append(t.spare, ids)
 	t.c.run(&u, -1)
 	t.c.Idle += u.N
