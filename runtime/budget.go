@@ -124,6 +124,45 @@ type budgetPass struct {
 	skipped   int
 }
 
+// weigh is job j's weight if it may start now: its budget weight, within
+// the budget's headroom; under a powercap its power increment at the
+// pstate Alg. 2 gives it (which it then starts at).
+func (s *sim) weigh(j int32) (float64, bool) {
+	if s.caps == nil {
+		w := s.weightOf(j)
+		return w, w <= s.headroom()
+	}
+	w, p, ok := s.caps.fit(s, j)
+	if ok {
+		s.pstate[j] = uint8(p)
+		s.jw[j] = s.jobPower(j, p)
+	}
+	return w, ok
+}
+
+// headNeed is the weight EASY reserves for a waiting head: its budget
+// weight, or under a powercap its increment at the lowest pstate it may
+// run at, against a budget that is its cap less the machine's power
+// without its running jobs' increments.
+func (s *sim) headNeed(j int32) float64 {
+	if s.caps == nil {
+		return s.weightOf(j)
+	}
+	cap, lowest, _ := s.caps.capOf(s, j)
+	s.budget = cap - (s.caps.power - s.commitW)
+	// Its nodes are not free yet: they will be idle ones when it starts.
+	return s.jobPower(j, max(lowest, s.freq.at(s, j))) - float64(s.alloc[j])*s.machine.Power.Idle
+}
+
+// cappedPass is a scheduling pass while a powercap bears on some job: a
+// budgeted pass whose weights are power increments and whose fits are
+// Alg. 2's.
+func (s *sim) cappedPass() bool {
+	s.caps.power = s.model.Power(s.cnt, s.watts)
+	s.budget = math.Inf(1) // each job's cap is checked by weigh; EASY's head sets it (headNeed)
+	return s.budgetedPass()
+}
+
 // headroom is the budget left for jobs starting now.
 func (s *sim) headroom() float64 { return s.budget - s.commitW }
 
@@ -138,7 +177,7 @@ func (s *sim) budgetedPass() bool {
 	free := s.free()
 	started := 0
 	first := len(s.queue) // the first queue position started: compaction starts there
-	if s.pol.Select == SelectKnapsack {
+	if s.pol.Select == SelectKnapsack && s.caps == nil {
 		started, first = s.knapsackSelect(&free)
 	} else {
 		for i, j := range s.queue {
@@ -146,8 +185,11 @@ func (s *sim) budgetedPass() bool {
 				continue
 			}
 			nn := int(s.alloc[j])
-			w := s.weightOf(j)
-			if nn > free || w > s.headroom() {
+			if nn > free {
+				break
+			}
+			w, ok := s.weigh(j)
+			if !ok {
 				break
 			}
 			s.startWeighted(j, w)
@@ -169,7 +211,7 @@ func (s *sim) budgetedPass() bool {
 		switch s.pol.Backfill {
 		case EASY:
 			j := s.queue[head]
-			s.reserveBudget(int(s.alloc[j]), s.weightOf(j), free)
+			s.reserveBudget(int(s.alloc[j]), s.headNeed(j), free)
 			n = s.backfillBudgetEASY(s.queue[head+1:], free)
 		case Greedy:
 			s.bp.skipped = 1
@@ -270,8 +312,8 @@ func (s *sim) backfillBudgetEASY(cands []int32, free int) int {
 		if nn > free || s.status[j] != 0 || !s.admitted(j) {
 			continue
 		}
-		w := s.weightOf(j)
-		if !(w <= s.headroom()) {
+		w, ok := s.weigh(j)
+		if !ok {
 			continue
 		}
 		endEst := s.now + s.estimate(j)
@@ -309,11 +351,11 @@ func (s *sim) backfillBudgetGreedy(cands []int32, free int) int {
 			continue
 		}
 		nn := int(s.alloc[j])
-		w := 0.0
+		w, ok := 0.0, false
 		if nn <= free {
-			w = s.weightOf(j)
+			w, ok = s.weigh(j)
 		}
-		if nn > free || !(w <= s.headroom()) {
+		if !ok {
 			bp.skipped++
 			continue
 		}

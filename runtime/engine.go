@@ -39,9 +39,11 @@ import (
 
 // event kinds, in the order they are applied at equal times.
 const (
-	evEnd      = iota // a job ends
-	evBootDone        // a job's nodes finished booting: it starts running
-	evShutDone        // a batch of nodes finished shutting down
+	evEnd         = iota // a job ends
+	evBootDone           // a job's nodes finished booting: it starts running
+	evShutDone           // a batch of nodes finished shutting down
+	evBootIdle           // nodes booted without a job (a powercap window's end)
+	evCapShutDone        // reserved nodes finished shutting down (a powercap window)
 )
 
 type event struct {
@@ -134,6 +136,10 @@ type sim struct {
 	accFrom, accTo float64
 	lastEnd        float64 // when the last job ended
 
+	caps   *capStage // nil without powercaps
+	killed []bool    // jobs a powercap killed (running kill)
+	origin float64   // offsets in powercap times count from here
+
 	// What the run was asked to record or how to hold its nodes.
 	identified  bool // nodes have identities even where nothing needs them
 	recordNodes bool // keep every job's node list (for --jobs)
@@ -164,6 +170,10 @@ func recordNodes() simOption {
 // fill gigabytes for a large machine.
 func keepNodeLists() simOption { return func(s *sim) { s.recordNodes = true } }
 
+// capOrigin sets where offsets in powercap times count from: the cleaned
+// trace's first submission, before any cut.
+func capOrigin(t float64) simOption { return func(s *sim) { s.origin = t } }
+
 // recordStates keeps the machine's state at every change (--series).
 func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
 
@@ -190,7 +200,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.start = make([]float64, n)
 	s.end = make([]float64, n)
 	s.status = make([]uint8, n)
-	if pol.Budget != nil {
+	if pol.Budget != nil || len(pol.Powercaps) > 0 {
 		s.wt = make([]float64, n)
 	}
 	unit := max(1, pol.Contiguous)
@@ -250,6 +260,16 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if err := s.newMachine(t0); err != nil {
 		return nil, err
 	}
+	if len(pol.Powercaps) > 0 && n > 0 {
+		if s.origin == 0 {
+			s.origin = jobs[0].Submit
+		}
+		cs, err := newCapStage(s, s.origin, clock)
+		if err != nil {
+			return nil, err
+		}
+		s.caps, s.killed = cs, make([]bool, n)
+	}
 	s.led = ledger.New(ledger.Options{
 		Components: len(s.model.Components()), Levels: len(m.Levels), PStates: s.model.PStates(),
 		Tariff: tar, Clock: clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
@@ -308,7 +328,7 @@ func (s *sim) newMachine(t0 float64) error {
 	if a == "any" {
 		a = ""
 	}
-	if len(s.machine.Levels) == 0 && (a == "" || a == "most_recent") && !s.identified {
+	if len(s.machine.Levels) == 0 && (a == "" || a == "most_recent") && !s.identified && !plansSwitchOff(s.pol) {
 		c := machine.NewCounted(s.model, s.nodes, t0)
 		s.mach, s.cnt = c, c.Counts()
 		return nil
@@ -389,6 +409,14 @@ func (p *Policy) deps() Deps {
 			d |= e.Deps
 		}
 	}
+	for _, pc := range p.Powercaps {
+		switch {
+		case pc.While != nil:
+			d |= pc.While.Deps
+		case pc.When == BudgetDuringPeak:
+			d |= DepPeak // a pass when the cap starts and ends
+		}
+	}
 	return d
 }
 
@@ -416,6 +444,11 @@ func (s *sim) loop() error {
 				t = w
 			}
 		}
+		if s.caps != nil {
+			if w := s.caps.next(s.now); w < t {
+				t = w
+			}
+		}
 		if iv := s.pol.Interval; iv > 0 && len(s.queue) > 0 {
 			// The next tick of the scheduler's cycle strictly after now.
 			if w := s.firstT + (math.Floor((s.now-s.firstT)/iv)+1)*iv; w < t {
@@ -434,6 +467,9 @@ func (s *sim) loop() error {
 			s.enqueue(int32(next))
 			next++
 			lastProgress = t
+		}
+		if s.caps != nil {
+			s.caps.step(s)
 		}
 		started := s.pass()
 		if started {
@@ -485,6 +521,9 @@ func (s *sim) advance(t float64) {
 		s.sample.Busy, s.sample.Work = s.cnt.Busy, s.cnt.Work
 		s.stale = false
 	}
+	if s.caps != nil {
+		s.caps.observe(s, t, s.sample.Total)
+	}
 	s.led.Advance(t, &s.sample)
 	s.now = t
 }
@@ -504,6 +543,9 @@ func (s *sim) apply(e event) {
 	switch e.kind {
 	case evEnd:
 		j := e.job
+		if s.killed != nil && s.killed[j] {
+			return // a powercap killed it earlier
+		}
 		if s.wt != nil {
 			s.commitW -= s.wt[j]
 		}
@@ -512,6 +554,11 @@ func (s *sim) apply(e event) {
 		s.done++
 	case evBootDone:
 		s.mach.Booted(e.job, s.use(e.job), int(e.n))
+	case evBootIdle:
+		s.caps.table.BootDone(int(e.n), s.now)
+		s.removeRunning(e.t, e.job)
+	case evCapShutDone:
+		s.mach.ShutDone(int(e.n))
 	case evShutDone:
 		s.mach.ShutDone(int(e.n))
 		s.removeRunning(e.t, e.job)
@@ -550,6 +597,11 @@ func (s *sim) free() int { return s.cnt.Free() }
 
 // startJob starts job j now (or when its nodes have booted).
 func (s *sim) startJob(j int32) {
+	if s.caps != nil { // unconstrained: the frequency stage's pstate
+		w, _ := s.weigh(j)
+		s.startWeighted(j, w)
+		return
+	}
 	if s.wt != nil {
 		s.startWeighted(j, s.weightOf(j))
 		return
@@ -565,7 +617,7 @@ func (s *sim) startWeighted(j int32, w float64) {
 }
 
 func (s *sim) startNodes(j int32) {
-	if s.freq.kind == FreqRule {
+	if s.freq.kind == FreqRule && s.caps == nil { // (under caps, weigh chose it)
 		p := s.freq.at(s, j)
 		s.pstate[j] = uint8(p)
 		s.jw[j] = s.jobPower(j, p)
@@ -577,7 +629,11 @@ func (s *sim) startNodes(j int32) {
 	if boot && int(s.alloc[j]) > s.cnt.Idle {
 		estEnd += s.machine.BootTime
 	}
-	if booting := s.mach.Take(j, s.use(j), estEnd, boot); booting > 0 {
+	u := s.use(j)
+	if s.caps != nil {
+		_, _, u.Avoid = s.caps.capOf(s, j)
+	}
+	if booting := s.mach.Take(j, u, estEnd, boot); booting > 0 {
 		ts += s.machine.BootTime
 		s.push(event{t: ts, kind: evBootDone, job: j, n: int32(booting)})
 	}
@@ -592,6 +648,9 @@ func (s *sim) startNodes(j int32) {
 	if s.held != nil {
 		s.ids = s.mach.Held(s.ids[:0], j)
 		s.held[j] = nodeRanges(s.ids)
+	}
+	if s.caps != nil {
+		s.caps.power = s.model.Power(s.cnt, s.watts)
 	}
 }
 

@@ -215,10 +215,6 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		res.Err = err
 		return res
 	}
-	if len(run.Policy.Powercaps) > 0 {
-		res.Err = fmt.Errorf("policy %s: powercaps are not simulated yet", run.Policy.Name)
-		return res
-	}
 	jobs, info, err := ld.jobs(run)
 	res.Workload = info
 	if err != nil {
@@ -254,6 +250,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	// its first job needs prices from then, so an hourly series starts at
 	// local midnight of the window's first day by default.
 	var opts []simOption
+	opts = append(opts, capOrigin(origin))
 	if o.KeepJobs {
 		opts = append(opts, keepNodeLists())
 	}
@@ -312,6 +309,9 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	}
 	if s.states != nil {
 		res.States = &s.states.StateSeries
+	}
+	if s.caps != nil {
+		res.Notes = append(res.Notes, s.caps.planNotes(s)...)
 	}
 	if o.KeepJobs {
 		res.Jobs = make([]JobRecord, len(jobs))

@@ -61,6 +61,12 @@ type Metrics struct {
 	HasInversePairs               bool
 	Hours                         [24]HourStat // by local hour of day
 	Levels                        []LevelStat  // per level of the machine, lowest first
+	// Powercaps (HasCaps): time and most W above the cap in force, jobs
+	// killed at a cap's start (running kill).
+	HasCaps          bool
+	CapExcessSeconds float64
+	CapExcessW       float64
+	Killed           int
 	PStates                       []PStateStat // per pstate, highest first (machines with pstates)
 }
 
@@ -206,6 +212,9 @@ func (s *sim) metrics() Metrics {
 		m.JobPowerMean = m.EnergyBy[machine.Busy] / span
 	}
 	s.levelMetrics(&m, span)
+	if c := s.caps; c != nil {
+		m.HasCaps, m.CapExcessSeconds, m.CapExcessW, m.Killed = true, c.excessSeconds, c.excessMax, c.killed
+	}
 	waits := make([]float64, len(s.jobs))
 	var sumWait, sumBsld float64
 	for i := range s.jobs {

@@ -251,6 +251,10 @@ func (s *sim) pass() bool {
 	if s.dynamicOrder() {
 		s.sortQueue()
 	}
+	if s.caps != nil && s.caps.constrains(s) {
+		s.env.System.Budget = math.Inf(1)
+		return s.cappedPass()
+	}
 	if s.pol.Budget != nil {
 		s.budgetOn = s.budgetActive()
 		s.env.System.Budget = math.Inf(1)
@@ -317,7 +321,7 @@ var fullPassesOnly = false
 // would be passed over again: fits and extra nodes are unchanged, and an
 // end by the shadow time only gets harder as time moves on.
 func (s *sim) incremental() bool {
-	return !fullPassesOnly && !s.changed && s.blocked && !s.deps.Dynamic() && s.scanned <= len(s.queue) && s.pol.Budget == nil
+	return !fullPassesOnly && !s.changed && s.blocked && !s.deps.Dynamic() && s.scanned <= len(s.queue) && s.pol.Budget == nil && s.caps == nil
 }
 
 // arrivalPass is a pass over the jobs that arrived since the last one.

@@ -24,6 +24,7 @@ const (
 	stuckAdmit  stuckReason = iota // the admit rule refuses it
 	stuckBudget                    // it weighs more than the whole budget
 	stuckValue                     // the knapsack's value rule gives it no value
+	stuckCap                       // it fits under its powercap at no pstate the mode allows
 	stuckBehind                    // startable alone, but queued behind the above
 	stuckOther                     // none of the above: an engine bug
 	nStuck
@@ -88,6 +89,10 @@ func (s *sim) neverStarted(lead string, frozen bool) error {
 		parts = append(parts, fmt.Sprintf("%s no value for the knapsack, which never picks a job whose value is 0 or less (or not a number): its value rule `%s` (%s) gives that, e.g. for job %d%s",
 			verb(e.n, "has", "have"), clipRule(s.pol.Value.Source), s.pol.Value.Where, id(e.first), waitHint(s.pol.Value, frozen)))
 	}
+	if e := g[stuckCap]; e.n > 0 {
+		parts = append(parts, fmt.Sprintf("%s under the powercap at no pstate the mode allows (the machine draws %s with nothing running), e.g. job %d needing %d nodes",
+			verb(e.n, "fits", "fit"), watts(s.caps.power), id(e.first), s.alloc[e.first]))
+	}
 	if e := g[stuckBehind]; e.n > 0 {
 		parts = append(parts, fmt.Sprintf("%s behind those in the queue, which %s does not get past, e.g. job %d",
 			verb(e.n, "waits", "wait"), s.backfillWords(), id(e.first)))
@@ -136,6 +141,11 @@ func (s *sim) stuckReason(j int32, budgetOn bool) stuckReason {
 		return stuckBudget
 	case budgetOn && s.pol.Select == SelectKnapsack && !(s.valueOf(j) > 0):
 		return stuckValue
+	case s.caps != nil:
+		s.caps.power = s.model.Power(s.cnt, s.watts)
+		if _, _, ok := s.caps.fit(s, j); !ok {
+			return stuckCap
+		}
 	}
 	return stuckOther
 }

@@ -1,0 +1,463 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pwrc/pwrc/runtime/machine"
+	pcap "github.com/pwrc/pwrc/runtime/powercap"
+	"github.com/pwrc/pwrc/runtime/tariff"
+)
+
+// Powercaps (Georgiou, Glesser & Trystram). A cap limits the whole
+// machine's power: nodes in every state, levels, transitions and
+// infrastructure. Two kinds:
+//
+//   - A reserved window (`powercap CAP from T for D`) is planned at its
+//     notice: Alg. 1 (runtime/powercap) decides how many nodes to switch
+//     off for the window, grouped into whole chassis and racks to collect
+//     their bonus, and which (those free earliest). From the notice on,
+//     jobs whose walltime overlaps the window may not take the reserved
+//     nodes; at the window's start the reserved nodes go off (busy ones
+//     when their jobs end), at its end they boot and are released.
+//   - A cap set for now (`powercap CAP`, `during peak`, `while RULE`)
+//     applies while its condition holds, without planning.
+//
+// Alg. 2, at every start (FCFS head, backfill alike): a job is constrained
+// when a cap applies now or its walltime (unstretched) overlaps a noticed
+// window; its cap is the lowest of those. Its pstate is chosen among those
+// the mode allows (shut and idle: the top one; dvfs, mix, auto: down to
+// `lowest`) so that the machine's power after the start, P_now plus the
+// job's exact increment on the nodes it would get (machine.PowerDelta),
+// stays under its cap: `fit_job` takes the fastest such pstate, `fit_idle`
+// (SLURM's) no faster than every idle node could run under the cap. A job
+// that fits at no allowed pstate waits. EASY's reservation counts power as
+// budgets do: a constrained pass is a budgeted pass whose budget is the
+// head's cap less the machine's power without its running jobs'
+// increments, and whose weights are those increments.
+
+// capWindow is one powercap of a run, its times on the trace clock.
+type capWindow struct {
+	pc       *Powercap
+	cap      float64 // W
+	planned  bool    // a reserved window
+	notice   float64
+	from, to float64 // the window; set-for-now caps: −Inf..+Inf, gated by applies
+	lowest   int     // the lowest pstate jobs may run at under this cap
+	phase    uint8   // planned windows: 0 before the notice, 1 noticed, 2 open, 3 over
+	plan     pcap.Plan
+	hasPlan  bool // a plan was made
+	reserved []int32
+}
+
+// capStage holds a run's powercaps and what they have done.
+type capStage struct {
+	wins  []capWindow
+	table *machine.Table // nil: counted nodes (no planned switch-off)
+	full  float64        // P_full, W
+	power float64        // the machine's power now, kept up to date in capped passes
+
+	// Figures for metrics.
+	excessSeconds float64 // time above the cap in force
+	excessMax     float64 // W above it, at most
+	killed        int
+	notes         []string
+	holder        []int32
+	freeAt        []float64
+}
+
+// newCapStage resolves a policy's powercaps on the run's clock (offsets
+// count from origin, the cleaned trace's first submission) and checks them
+// against the machine.
+func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) {
+	cs := &capStage{full: s.model.Full()}
+	cs.table, _ = s.mach.(*machine.Table)
+	first := s.jobs[0].Submit
+	for i := range s.pol.Powercaps {
+		pc := &s.pol.Powercaps[i]
+		w := capWindow{pc: pc, cap: pc.Power, from: math.Inf(-1), to: math.Inf(1), notice: math.Inf(-1)}
+		if pc.Share > 0 {
+			w.cap = pc.Share * cs.full
+		}
+		w.lowest = len(s.machine.PStates) - 1
+		if pc.Lowest > 0 {
+			for p, ps := range s.machine.PStates {
+				if math.Abs(ps.Freq-pc.Lowest) <= 1e-6*pc.Lowest {
+					w.lowest = p
+				}
+			}
+		}
+		if pc.Mode == CapShut || pc.Mode == CapIdle || w.lowest < 0 {
+			w.lowest = 0
+		}
+		if pc.Start != nil {
+			at := func(in Instant) (float64, error) {
+				win := Window{From: in, To: Instant{Offset: math.Inf(1)}}
+				f, _, err := win.submitWindow(clock, origin)
+				return f, err
+			}
+			from, err := at(*pc.Start)
+			if err != nil {
+				return nil, fmt.Errorf("policy %s: powercap: %v", s.pol.Name, err)
+			}
+			w.planned, w.from, w.to = true, from, from+pc.Duration
+			w.notice = first
+			if pc.Notice != nil {
+				if w.notice, err = at(*pc.Notice); err != nil {
+					return nil, fmt.Errorf("policy %s: powercap notice: %v", s.pol.Name, err)
+				}
+			}
+			w.notice = math.Min(w.notice, w.from)
+			if w.from > s.jobs[len(s.jobs)-1].Submit {
+				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap window from %s starts after the last submission", s.pol.Name, pc.Start))
+			}
+		}
+		cs.wins = append(cs.wins, w)
+	}
+	return cs, nil
+}
+
+// plansSwitchOff reports whether a policy's powercaps reserve nodes to
+// switch off, which needs node identities.
+func plansSwitchOff(pol *Policy) bool {
+	for _, pc := range pol.Powercaps {
+		if pc.Start != nil && pc.Mode != CapDVFS && pc.Mode != CapIdle {
+			return true
+		}
+	}
+	return false
+}
+
+// applies reports whether w caps the machine now.
+func (w *capWindow) applies(s *sim) bool {
+	if w.planned {
+		return s.now >= w.from && s.now < w.to
+	}
+	switch w.pc.When {
+	case BudgetDuringPeak:
+		_, period := s.led.Price()
+		return period == s.peakIdx
+	case BudgetWhile:
+		return w.pc.While.Bool(&s.env)
+	}
+	return true
+}
+
+// next is the next time after now at which a planned window changes phase.
+func (cs *capStage) next(now float64) float64 {
+	t := math.Inf(1)
+	for i := range cs.wins {
+		w := &cs.wins[i]
+		if !w.planned {
+			continue
+		}
+		for _, x := range []float64{w.notice, w.from, w.to} {
+			if x > now && x < t {
+				t = x
+			}
+		}
+	}
+	return t
+}
+
+// step moves planned windows through their phases at now: plan and
+// reserve at the notice, switch off at the start (and kill jobs if the
+// cap says so), boot and release at the end; while a window is open,
+// reserved nodes switch off as soon as they are idle.
+func (cs *capStage) step(s *sim) {
+	for i := range cs.wins {
+		w := &cs.wins[i]
+		if !w.planned {
+			if w.pc.Kill && w.applies(s) {
+				cs.kill(s, w.cap)
+			}
+			continue
+		}
+		if w.phase == 0 && s.now >= w.notice {
+			w.phase = 1
+			s.changed = true
+			cs.reserve(s, w)
+		}
+		if w.phase == 1 && s.now >= w.from {
+			w.phase = 2
+			s.changed = true
+			if w.pc.Kill {
+				cs.kill(s, w.cap)
+			}
+		}
+		if w.phase == 2 && s.now >= w.to {
+			w.phase = 3
+			s.changed = true
+			if cs.table != nil && w.reserved != nil {
+				if n := cs.table.BootReserved(s.machine.BootTime > 0, s.now); n > 0 && s.machine.BootTime > 0 {
+					s.shutSeq++
+					id := -s.shutSeq
+					s.insertRunning(running{est: s.now + s.machine.BootTime, nodes: int32(n), id: id})
+					s.push(event{t: s.now + s.machine.BootTime, kind: evBootIdle, job: id, n: int32(n)})
+				}
+				cs.table.Unreserve()
+				s.stale = true
+			}
+		}
+		if w.phase == 2 && cs.table != nil && w.reserved != nil {
+			d := s.machine.ShutdownTime
+			if n := cs.table.SwitchOffReserved(d > 0); n > 0 {
+				s.changed, s.stale = true, true
+				if d > 0 { // (they come back only after the window: no entry for EASY)
+					s.push(event{t: s.now + d, kind: evCapShutDone, n: int32(n)})
+				}
+			}
+		}
+	}
+}
+
+// machineOf is the machine as the planner sees it.
+func (cs *capStage) machineOf(s *sim) pcap.Machine {
+	m := s.machine
+	pm := pcap.Machine{Nodes: s.nodes, Off: m.Power.Off, Idle: m.Power.Idle, Deg: m.Slowdown}
+	for _, ps := range m.PStates {
+		pm.PStates = append(pm.PStates, pcap.PState{Hz: ps.Freq, Watts: ps.Power})
+	}
+	if len(pm.PStates) == 0 {
+		pm.PStates = []pcap.PState{{Hz: 1, Watts: m.Power.Busy}}
+	}
+	if pm.Deg < 1 {
+		pm.Deg = 1
+	}
+	for l, lv := range m.Levels {
+		pm.Levels = append(pm.Levels, pcap.Level{Name: lv.Name, Size: lv.Size, Watts: s.model.LevelPower(l)})
+	}
+	return pm
+}
+
+// reserve plans window w (Alg. 1) and reserves the nodes to switch off,
+// those free earliest.
+func (cs *capStage) reserve(s *sim, w *capWindow) {
+	if w.pc.Mode == CapDVFS || w.pc.Mode == CapIdle || cs.table == nil {
+		return
+	}
+	pm := cs.machineOf(s)
+	req := pcap.Request{Cap: w.cap, Mode: pcap.Mode(w.pc.Mode), Lowest: w.lowest}
+	if w.pc.Optimal {
+		req.Planner = pcap.PlannerOptimal
+	}
+	if req.Lowest == 0 {
+		req.Lowest = len(pm.PStates) - 1
+	}
+	if len(pm.PStates) < 2 && req.Mode != pcap.ModeShut {
+		req.Mode = pcap.ModeShut // nothing to scale: switch-off is all there is
+	}
+	plan, err := pm.Plan(req)
+	if err != nil {
+		cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap at %s cannot be planned: %v", s.pol.Name, w.pc.Start, err))
+		return
+	}
+	w.plan, w.hasPlan = plan, true
+	if plan.Off == 0 {
+		return
+	}
+	// Free times: idle and off nodes now, busy ones at their jobs'
+	// estimated ends; anything free by the window's start is as good.
+	cs.holder = cs.table.HolderOf(cs.holder)
+	cs.freeAt = cs.freeAt[:0]
+	for _, j := range cs.holder {
+		t := w.from
+		if j >= 0 {
+			t = math.Max(t, s.start[j]+s.runEst(j))
+		}
+		cs.freeAt = append(cs.freeAt, t)
+	}
+	ch, err := pm.Choose(plan.Groups, cs.freeAt)
+	if err != nil {
+		cs.notes = append(cs.notes, fmt.Sprintf("policy %s: powercap: %v", s.pol.Name, err))
+		return
+	}
+	var ids []int32
+	for _, i := range ch.Nodes(&pm, nil) {
+		ids = append(ids, int32(i))
+	}
+	w.reserved = ids
+	cs.table.Reserve(ids)
+}
+
+// kill stops the most recently started jobs until the machine's power is
+// at most cap (Georgiou et al.'s "extreme actions"; which jobs is not
+// said: those that lose the least work).
+func (cs *capStage) kill(s *sim, cap float64) {
+	for len(s.run) > 0 {
+		if s.model.Power(s.cnt, s.watts) <= cap {
+			return
+		}
+		// The most recently started running job.
+		k := -1
+		for i, r := range s.run {
+			if r.id >= 0 && s.start[r.id] <= s.now && (k < 0 || s.start[r.id] > s.start[s.run[k].id]) {
+				k = i
+			}
+		}
+		if k < 0 {
+			return
+		}
+		j := s.run[k].id
+		if s.start[j] > s.now { // still booting: the most recent running job is older
+			return
+		}
+		s.killed[j] = true
+		s.end[j] = s.now
+		if s.wt != nil {
+			s.commitW -= s.wt[j]
+		}
+		s.run = slices.Delete(s.run, k, k+1)
+		s.mach.Release(j, s.use(j), s.now)
+		s.done++
+		s.changed, s.stale = true, true
+		cs.killed++
+	}
+}
+
+// constrains reports whether some cap bears on this pass: one applies
+// now, or a planned window has been noticed and is not over.
+func (cs *capStage) constrains(s *sim) bool {
+	for i := range cs.wins {
+		w := &cs.wins[i]
+		if w.planned && w.phase >= 1 && w.phase <= 2 || !w.planned && w.applies(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// capOf is job j's cap if it started now, the mode's lowest pstate under
+// it, and whether it must avoid reserved nodes: the lowest cap applying
+// now or over a noticed window its walltime overlaps (+Inf: none).
+func (cs *capStage) capOf(s *sim, j int32) (cap float64, lowest int, avoid bool) {
+	cap, lowest = math.Inf(1), len(s.stretch)-1
+	end := s.now + s.jobs[j].Walltime
+	for i := range cs.wins {
+		w := &cs.wins[i]
+		on := false
+		if w.planned {
+			on = w.phase >= 1 && w.phase <= 2 && s.now < w.to && end > w.from
+			avoid = avoid || on && w.reserved != nil
+		} else {
+			on = w.applies(s)
+		}
+		if on && w.cap < cap {
+			cap, lowest = w.cap, w.lowest
+		}
+	}
+	if math.IsInf(cap, 1) {
+		lowest = 0
+	}
+	return cap, lowest, avoid
+}
+
+// capAt is the cap in force on the machine now (+Inf if none).
+func (cs *capStage) capAt(s *sim) float64 {
+	c := math.Inf(1)
+	for i := range cs.wins {
+		if w := &cs.wins[i]; w.applies(s) && w.cap < c {
+			c = w.cap
+		}
+	}
+	return c
+}
+
+// delta is job j's power increment at pstate p on the nodes it would get.
+func (cs *capStage) delta(s *sim, j int32, p int, avoid bool) float64 {
+	u := s.use(j)
+	u.W, u.PState, u.Avoid = s.jobPower(j, p), p, avoid
+	return s.mach.PowerDelta(u, s.machine.BootTime > 0)
+}
+
+// fit is Alg. 2: the pstate job j starts at now, and its increment, or
+// ok false if it fits at none (or, avoiding reserved nodes, lacks nodes).
+// Unconstrained jobs start at the frequency stage's pstate.
+func (cs *capStage) fit(s *sim, j int32) (w float64, p int, ok bool) {
+	cap, lowest, avoid := cs.capOf(s, j)
+	top := s.freq.at(s, j)
+	if avoid && cs.table != nil && int(s.alloc[j]) > cs.table.Available(true) || int(s.alloc[j]) > s.cnt.Free() {
+		return 0, 0, false
+	}
+	if math.IsInf(cap, 1) {
+		return cs.delta(s, j, top, avoid), top, true
+	}
+	lowest = max(lowest, top)
+	room := cap - cs.power
+	from := top
+	if cs.fitIdle(s, j) {
+		// SLURM's "optimal CPU frequency": the fastest at which every idle
+		// node could run under the cap; then down until the job fits.
+		idle := float64(s.cnt.Idle)
+		if avoid && cs.table != nil && cs.table.Reserved() != nil {
+			idle -= float64(cs.table.State().IdleSet().AndCount(cs.table.Reserved()))
+		}
+		from = lowest
+		for q := top; q <= lowest; q++ {
+			if cs.power+idle*(s.model.BusyPower(q)-s.machine.Power.Idle) <= cap {
+				from = q
+				break
+			}
+		}
+	}
+	for q := from; q <= lowest; q++ {
+		if d := cs.delta(s, j, q, avoid); d <= room {
+			return d, q, true
+		}
+	}
+	return 0, 0, false
+}
+
+// fitIdle says whether the cap bearing on job j uses SLURM's rule.
+func (cs *capStage) fitIdle(s *sim, j int32) bool {
+	c, _, _ := cs.capOf(s, j)
+	for i := range cs.wins {
+		if cs.wins[i].cap == c {
+			return cs.wins[i].pc.Fit == FitIdle
+		}
+	}
+	return true
+}
+
+// planNotes describe each planned window's decision, for the table.
+func (cs *capStage) planNotes(s *sim) []string {
+	out := append([]string(nil), cs.notes...)
+	for i := range cs.wins {
+		w := &cs.wins[i]
+		if !w.hasPlan {
+			continue
+		}
+		p := &w.plan
+		var groups []string
+		for l := len(p.Groups.Count) - 1; l >= 0; l-- {
+			if n := p.Groups.Count[l]; n > 0 {
+				groups = append(groups, fmt.Sprintf("%d %s", n, s.machine.Levels[l].Name))
+			}
+		}
+		if n := p.Groups.Singles; n == 1 {
+			groups = append(groups, "1 node")
+		} else if n > 1 {
+			groups = append(groups, fmt.Sprintf("%d nodes", n))
+		}
+		g := "none"
+		if len(groups) > 0 {
+			g = strings.Join(groups, " + ")
+		}
+		out = append(out, fmt.Sprintf("policy %s: powercap %s at %s (%s, planner %s): branch %s, ρ %.4f, N_off formula %.2f, switched off %s (%d nodes), full load %s",
+			s.pol.Name, watts(w.cap), w.pc.Start, CapModeNames[w.pc.Mode], map[bool]string{false: "paper", true: "optimal"}[w.pc.Optimal],
+			p.Branch, p.Rho, p.OffFormula, g, p.Off, watts(p.FullLoad)))
+	}
+	return out
+}
+
+// observe accounts the time the machine spends above the cap in force,
+// from now to t at power p (only jobs started before a notice, or before
+// a cap set for now began, can put it there).
+func (cs *capStage) observe(s *sim, t, p float64) {
+	if c := cs.capAt(s); p > c*(1+1e-9) {
+		cs.excessSeconds += t - s.now
+		cs.excessMax = math.Max(cs.excessMax, p-c)
+	}
+}

@@ -1,0 +1,159 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// curieLike is Curie's node and level powers and pstates on a machine of
+// n nodes (chassis of 18, racks of 5 chassis).
+func curieLike(n int) Machine {
+	return Machine{Name: "curie", Nodes: n, Cores: 16, PStates: curiePStates(), Slowdown: 1.63,
+		Power: NodePower{Off: 14, Idle: 117, Busy: 358, Boot: 117, Shutdown: 117},
+		Levels: []Level{{Name: "chassis", Size: 18, Components: []PowerComponent{{Power: 248}}},
+			{Name: "rack", Size: 90, Components: []PowerComponent{{Power: 900}}}}}
+}
+
+// TestAlg2Toy is georgiou.md §2.9: 4 nodes, one busy at 2.7 GHz, three
+// idle (709 W); a 2-node job under a 1000 W cap starts at 1.8 GHz by
+// Alg. 2 as printed (fit_job) and at 1.4 GHz by SLURM's rule (fit_idle);
+// under 800 W it waits for the first job to end.
+func TestAlg2Toy(t *testing.T) {
+	m := Machine{Name: "toy", Nodes: 4, PStates: curiePStates(), Slowdown: 1.63, Power: NodePower{Idle: 117, Busy: 358}}
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 1000, Walltime: 1000, Nodes: 1, Procs: 1},
+		{ID: 2, Submit: 10, Runtime: 100, Walltime: 100, Nodes: 2, Procs: 2},
+	}
+	at := Instant{Offset: 10}
+	for _, c := range []struct {
+		name  string
+		cap   float64
+		fit   FitRule
+		ghz   float64
+		start float64
+	}{
+		{"fit_job 1000 W", 1000, FitJob, 1.8, 10},
+		{"fit_idle 1000 W", 1000, FitIdle, 1.4, 10},
+		{"fit_job 800 W", 800, FitJob, 2.7, 510}, // waits, then starts uncapped after the window
+		{"fit_idle 800 W", 800, FitIdle, 2.7, 510},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pol := Policy{Name: "p", Backfill: EASY, Powercaps: []Powercap{{Power: c.cap, Start: &at, Duration: 500, Notice: &at, Mode: CapDVFS, Fit: c.fit}}}
+			s, err := simulate(jobs, &m, 4, &pol, []float64{358, 358}, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.PStates[s.pstate[1]].Freq / 1e9; got != c.ghz || s.start[1] != c.start {
+				t.Errorf("job 2 starts at %v s at %.1f GHz; want %v s at %.1f GHz", s.start[1], got, c.start, c.ghz)
+			}
+			if s.pstate[0] != 0 {
+				t.Errorf("job 1, started before the notice, runs at pstate %d", s.pstate[0])
+			}
+		})
+	}
+}
+
+// TestPowercapInvariants replays random workloads on a Curie-like machine
+// under every mode and several caps (georgiou.md §6 items 9–13):
+//   - a 100 % cap, or a window after the last job, gives plain EASY's
+//     schedule and energy;
+//   - until the notice every mode schedules as EASY does;
+//   - while the window is open the machine never draws more than the cap
+//     (every job starts after the notice), checked on the state series;
+//   - each job runs its run time × s(its pstate), at a pstate its mode allows.
+func TestPowercapInvariants(t *testing.T) {
+	modes := []CapMode{CapShut, CapDVFS, CapMix, CapIdle, CapAuto}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		nodes := 180
+		m := curieLike(nodes)
+		jobs := randomJobs(rng, 500, nodes/2, []float64{1, 60, 300}[seed%3])
+		pw := make([]float64, len(jobs))
+		for i := range pw {
+			pw[i] = 358
+		}
+		last := jobs[len(jobs)-1].Submit
+		run := func(pol Policy) *sim {
+			s, err := simulate(jobs, &m, nodes, &pol, pw, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), recordStates())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		easy := run(Policy{Name: "easy", Backfill: EASY})
+		notice := Instant{Offset: last / 3}
+		from := Instant{Offset: last / 2}
+		for _, mode := range modes {
+			for _, share := range []float64{1, 0.8, 0.6, 0.4} {
+				t.Run(fmt.Sprintf("seed%d/%s/%.0f%%", seed, CapModeNames[mode], 100*share), func(t *testing.T) {
+					pc := Powercap{Share: share, Start: &from, Duration: 6 * 3600, Notice: &notice, Mode: mode}
+					if mode == CapMix {
+						pc.Lowest = 2.0e9
+					}
+					s := run(Policy{Name: "cap", Backfill: EASY, Powercaps: []Powercap{pc}})
+					if share == 1 && (!slices.Equal(s.start, easy.start) || !slices.Equal(s.led.Energy, easy.led.Energy)) {
+						t.Fatal("a 100 % cap changed EASY's schedule or energy")
+					}
+					for j := range jobs {
+						if easy.start[j] < notice.Offset+jobs[0].Submit && s.start[j] != easy.start[j] {
+							t.Fatalf("job %d starts at %v, before the notice; EASY starts it at %v", j, s.start[j], easy.start[j])
+						}
+						p := int(s.pstate[j])
+						if got, want := s.end[j]-s.start[j], jobs[j].Runtime*m.Stretch(p); !s.killed[j] && math.Abs(got-want) > 1e-9*want {
+							t.Fatalf("job %d runs %v s at pstate %d, want %v", j, got, p, want)
+						}
+						if (mode == CapShut || mode == CapIdle) && p != 0 || mode == CapMix && p > 3 {
+							t.Fatalf("job %d runs at pstate %d under mode %s", j, p, CapModeNames[mode])
+						}
+					}
+					cap := share * (float64(nodes)*358 + 10*248 + 2*900)
+					a, b := from.Offset+jobs[0].Submit, from.Offset+jobs[0].Submit+6*3600
+					ss := s.states
+					k := len(ss.Columns)
+					for r, tm := range ss.Times {
+						end := math.Inf(1)
+						if r+1 < len(ss.Times) {
+							end = ss.Times[r+1]
+						}
+						if end <= a || tm >= b {
+							continue
+						}
+						var p float64
+						for c, name := range ss.Columns {
+							if len(name) > 6 && name[:6] == "power_" {
+								p += ss.Values[r*k+c]
+							}
+						}
+						if p > cap*(1+1e-9) {
+							t.Fatalf("at %v s the machine draws %v W, above the cap of %v W", tm, p, cap)
+						}
+					}
+					if share == 0.4 && slices.Equal(s.start, easy.start) && slices.Equal(s.pstate, easy.pstate) {
+						t.Error("a 40 % cap changed nothing: the test would not see a violation")
+					}
+					if s.caps.excessSeconds != 0 {
+						t.Errorf("cap_excess %v s, %v W", s.caps.excessSeconds, s.caps.excessMax)
+					}
+				})
+			}
+		}
+		t.Run(fmt.Sprintf("seed%d/after the last job", seed), func(t *testing.T) {
+			late := Instant{Offset: slices.Max(easy.end) - jobs[0].Submit + 10} // after the last job ends
+			s := run(Policy{Name: "late", Backfill: EASY, Powercaps: []Powercap{{Share: 0.4, Start: &late, Duration: 3600, Notice: &late, Mode: CapMix, Lowest: 2e9}}})
+			if !slices.Equal(s.start, easy.start) || !slices.Equal(s.led.Energy, easy.led.Energy) {
+				for j := range jobs {
+					if s.start[j] != easy.start[j] {
+						t.Fatalf("job %d starts at %v, under EASY at %v", j, s.start[j], easy.start[j])
+					}
+				}
+				t.Fatalf("energy %v, under EASY %v", s.led.Energy, easy.led.Energy)
+			}
+		})
+	}
+}
