@@ -67,7 +67,7 @@ type Metrics struct {
 	CapExcessSeconds float64
 	CapExcessW       float64
 	Killed           int
-	PStates                       []PStateStat // per pstate, highest first (machines with pstates)
+	PStates          []PStateStat // per pstate, highest first (machines with pstates)
 }
 
 // HourStat integrates one local hour of day over a run.
