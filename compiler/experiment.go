@@ -182,7 +182,14 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	// field); it is not walked for sweeps, since it only picks a value.
 	fields = append(fields, fieldSpec{name: "baseline", usage: "baseline delay = 0 s", decode: record})
 	fields = append(fields, fieldSpec{name: "account", usage: `account 0 d .. 365 d`, decode: func(s *lang.Stmt) { record(s); order = append(order, s) }})
+	fields = append(fields, fieldSpec{name: "measure", usage: `measure "2012-09-07 11:00" .. "2012-09-07 16:00"`, decode: func(s *lang.Stmt) { record(s); order = append(order, s) }})
 	c.decodeBlock(what(d), d.stmt.Body, fields)
+	if a, m := stmts["account"], stmts["measure"]; a != nil && m != nil {
+		c.diags.Errorf(m.Key.R, "an experiment has either `account` or `measure`").
+			With("`measure A .. B` accounts energy and cost over [A, B] as `account` does, and also clips the jobs' figures to it (launched, cpu_time, useful_work).").
+			Note(a.Key.R, "`account` is here")
+		return
+	}
 	name := d.stmt.Args[0].Range()
 	var missing []string
 	guessedAny := false
@@ -229,6 +236,10 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	accountOf := func(b binding) (*runtime.Window, bool) {
 		if s := stmts["account"]; s != nil {
 			w := c.account(s, b)
+			return w, w != nil
+		}
+		if s := stmts["measure"]; s != nil {
+			w := c.window(s, b, "the measure window")
 			return w, w != nil
 		}
 		return nil, true
@@ -313,7 +324,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 			exp.Seed = seed
 		}
 		run.Seed = mix(seed, run.Name)
-		run.Account = account
+		run.Account, run.Measure = account, stmts["measure"] != nil
 		if c.compileRun(run, stmts, rb.b, seed) {
 			p.Runs = append(p.Runs, run)
 			exp.Runs = append(exp.Runs, run.Index)

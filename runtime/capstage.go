@@ -104,6 +104,9 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 			}
 			w.planned, w.from, w.to = true, from, from+pc.Duration
 			w.notice = first
+			if s.notice != nil {
+				w.notice = *s.notice
+			}
 			if pc.Notice != nil {
 				if w.notice, err = at(*pc.Notice); err != nil {
 					return nil, fmt.Errorf("policy %s: powercap notice: %v", s.pol.Name, err)

@@ -157,3 +157,38 @@ func TestPowercapInvariants(t *testing.T) {
 		})
 	}
 }
+
+// TestMeasureWindow works the measure window's figures by hand: 4 nodes
+// of 2 cores; job 1 (2 nodes, 4 procs) runs 0–100 s, job 2 (1 node, 2
+// procs) 50–250 s at the lowest pstate (s = 2); window 60..160 s.
+func TestMeasureWindow(t *testing.T) {
+	m := Machine{Name: "m", Nodes: 4, Cores: 2, Slowdown: 2, Power: NodePower{Idle: 10, Busy: 100},
+		PStates: []PState{{Freq: 2e9, Power: 100}, {Freq: 1e9, Power: 60}}}
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Nodes: 2, Procs: 4},
+		{ID: 2, Submit: 50, Runtime: 100, Walltime: 100, Nodes: 1, Procs: 2},
+	}
+	rule := &Expr{Source: "job.id == 2 ? 1e9 : 2e9", Deps: DepJob, Fields: FieldID, Num: func(e *Env) float64 {
+		if e.Job.ID == 2 {
+			return 1e9
+		}
+		return 2e9
+	}}
+	pol := Policy{Name: "p", Frequency: Frequency{Kind: FreqRule, Rule: rule}}
+	s, err := simulate(jobs, &m, 4, &pol, []float64{100, 100}, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), measureOver(60, 160))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.metrics()
+	// In [60, 160): job 1 for 40 s × 4 cores, job 2 (50–250) for 100 s × 2.
+	if r.Launched != 0 || r.CPUSeconds != 40*4+100*2 || r.UsefulSeconds != 40*4+100*2/2.0 {
+		t.Errorf("launched %d, cpu %v core-s, useful %v; want 0, 360, 260", r.Launched, r.CPUSeconds, r.UsefulSeconds)
+	}
+	if got := r.CPUPct; got != 100*360.0/(8*100) {
+		t.Errorf("cpu_time_pct %v, want 45", got)
+	}
+	// Energy in the window: 60–100: 2×100 + 60 + 10 = 270 W; 100–160: 60 + 3×10 = 90 W.
+	if want := 40*270.0 + 60*90; r.Energy != want || r.EnergyPct != 100*want/(4*100*100) {
+		t.Errorf("energy %v J (%v %%), want %v J", r.Energy, r.EnergyPct, want)
+	}
+}

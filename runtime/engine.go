@@ -136,9 +136,11 @@ type sim struct {
 	accFrom, accTo float64
 	lastEnd        float64 // when the last job ended
 
-	caps   *capStage // nil without powercaps
-	killed []bool    // jobs a powercap killed (running kill)
-	origin float64   // offsets in powercap times count from here
+	caps     *capStage // nil without powercaps
+	killed   []bool    // jobs a powercap killed (running kill)
+	origin   float64   // offsets in powercap times count from here
+	measured bool      // the accounting window is a measure window: job figures clipped too
+	notice   *float64  // powercap notices default to this (the measure window's start)
 
 	// What the run was asked to record or how to hold its nodes.
 	identified  bool // nodes have identities even where nothing needs them
@@ -173,6 +175,15 @@ func keepNodeLists() simOption { return func(s *sim) { s.recordNodes = true } }
 // capOrigin sets where offsets in powercap times count from: the cleaned
 // trace's first submission, before any cut.
 func capOrigin(t float64) simOption { return func(s *sim) { s.origin = t } }
+
+// measureOver is accountOver for a measure window: the jobs' figures are
+// clipped to it too, and powercaps are noticed at its start by default.
+func measureOver(from, to float64) simOption {
+	return func(s *sim) {
+		s.windowed, s.accFrom, s.accTo, s.measured = true, from, to, true
+		s.notice = &from
+	}
+}
 
 // recordStates keeps the machine's state at every change (--series).
 func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
@@ -518,7 +529,7 @@ func (s *sim) advance(t float64) {
 	}
 	if s.stale {
 		s.sample.Total = s.model.Power(s.cnt, s.sample.Power)
-		s.sample.Busy, s.sample.Work = s.cnt.Busy, s.cnt.Work
+		s.sample.Busy, s.sample.Work, s.sample.Off = s.cnt.Busy, s.cnt.Work, s.cnt.Off
 		s.stale = false
 	}
 	if s.caps != nil {

@@ -264,7 +264,11 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 			res.Err = err // the run is named wherever its error is shown
 			return res
 		}
-		opts = append(opts, accountOver(from, to))
+		if run.Measure {
+			opts = append(opts, measureOver(from, to))
+		} else {
+			opts = append(opts, accountOver(from, to))
+		}
 		priceFrom = math.Min(first, from)
 	}
 	tar, notes, err := tariffFor(run, clock, priceFrom, ld)

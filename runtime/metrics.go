@@ -67,6 +67,17 @@ type Metrics struct {
 	CapExcessSeconds float64
 	CapExcessW       float64
 	Killed           int
+	// Over a measure window (Measured; Georgiou et al.'s figures): jobs
+	// started in it, core-seconds allocated inside it (the paper's
+	// "work"; DVFS stretches it), the same divided by each job's s(f)
+	// (work at full speed), and the means of nodes off and of the level
+	// power saved against all levels on (the "bonus").
+	Measured                   bool
+	Launched                   int
+	CPUSeconds, UsefulSeconds  float64
+	CPUPct, EnergyPct          float64 // of the machine's cores × window, of P_full × window
+	NodesOffMean, BonusW       float64
+	PStateShare                []float64 // share of busy node-time per pstate
 	PStates          []PStateStat // per pstate, highest first (machines with pstates)
 }
 
@@ -212,6 +223,24 @@ func (s *sim) metrics() Metrics {
 		m.JobPowerMean = m.EnergyBy[machine.Busy] / span
 	}
 	s.levelMetrics(&m, span)
+	if span > 0 {
+		m.NodesOffMean = l.OffNodeSeconds / span
+		if sv, _ := m.LevelSaving(); len(m.Levels) > 0 {
+			m.BonusW = sv / span
+		}
+	}
+	var busy float64
+	for _, x := range l.PStateSeconds {
+		busy += x
+	}
+	for _, x := range l.PStateSeconds {
+		if busy > 0 && len(s.machine.PStates) > 1 {
+			m.PStateShare = append(m.PStateShare, x/busy)
+		}
+	}
+	if s.measured {
+		s.measureJobs(&m)
+	}
 	if c := s.caps; c != nil {
 		m.HasCaps, m.CapExcessSeconds, m.CapExcessW, m.Killed = true, c.excessSeconds, c.excessMax, c.killed
 	}
@@ -288,5 +317,25 @@ func (s *sim) levelMetrics(m *Metrics, span float64) {
 		for p, ps := range s.machine.PStates {
 			m.PStates = append(m.PStates, PStateStat{Freq: ps.Freq, Energy: l.PStateEnergy[p], NodeSeconds: l.PStateSeconds[p]})
 		}
+	}
+}
+
+// measureJobs clips the jobs' figures to the measure window.
+func (s *sim) measureJobs(m *Metrics) {
+	a, b := s.accFrom, s.accTo
+	m.Measured = true
+	for j := range s.jobs {
+		if s.start[j] >= a && s.start[j] < b {
+			m.Launched++
+		}
+		if o := math.Min(s.end[j], b) - math.Max(s.start[j], a); o > 0 {
+			cores := float64(s.jobs[j].Procs)
+			m.CPUSeconds += cores * o
+			m.UsefulSeconds += cores * o / s.stretch[s.pstate[j]]
+		}
+	}
+	if d := b - a; d > 0 {
+		m.CPUPct = 100 * m.CPUSeconds / (float64(s.nodes) * float64(max(1, s.machine.Cores)) * d)
+		m.EnergyPct = 100 * m.Energy / (s.model.Full() * d)
 	}
 }

@@ -54,7 +54,11 @@ type Run struct {
 	// Account, when set, is the window energy and cost are integrated
 	// over, the same for every run of the experiment; nil means each
 	// run's own span, from its first submission to its last job end.
-	Account   *Window
+	Account *Window
+	// Measure says Account is a measure window: the jobs' figures
+	// (launched, cpu_time, useful_work) are clipped to it too, and
+	// powercaps are noticed at its start unless they say otherwise.
+	Measure   bool
 	DependsOn []int // runs whose results this run needs before it can start
 }
 

@@ -24,6 +24,7 @@ type Sample struct {
 	Total  float64 // Σ Power, summed in order
 	Busy   int
 	Work   int
+	Off    int // switched-off nodes
 	On     []int
 	BusyAt []int
 	JobWAt []float64
@@ -69,6 +70,7 @@ type Ledger struct {
 	PeriodJobEnergy []float64 // J drawn by running jobs, per tariff period
 	BusyNodeSeconds float64   // allocated to jobs
 	WorkNodeSeconds float64   // asked for by jobs
+	OffNodeSeconds  float64   // switched off
 	PeakPower       float64   // W, the highest total drawn
 	Hours           [24]HourStat
 	LevelOnSeconds  []float64 // per level: instance-seconds on
@@ -148,6 +150,7 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 				l.BusyNodeSeconds += float64(s.Busy) * dt
 				l.WorkNodeSeconds += float64(s.Work) * dt
 			}
+			l.OffNodeSeconds += float64(s.Off) * dt
 			total := l.add(s, dt)
 			h := &l.Hours[l.hour]
 			h.Seconds += dt
