@@ -72,13 +72,13 @@ type Metrics struct {
 	// "work"; DVFS stretches it), the same divided by each job's s(f)
 	// (work at full speed), and the means of nodes off and of the level
 	// power saved against all levels on (the "bonus").
-	Measured                   bool
-	Launched                   int
-	CPUSeconds, UsefulSeconds  float64
-	CPUPct, EnergyPct          float64 // of the machine's cores × window, of P_full × window
-	NodesOffMean, BonusW       float64
-	PStateShare                []float64 // share of busy node-time per pstate
-	PStates          []PStateStat // per pstate, highest first (machines with pstates)
+	Measured                  bool
+	Launched                  int
+	CPUSeconds, UsefulSeconds float64
+	CPUPct, EnergyPct         float64 // of the machine's cores × window, of P_full × window
+	NodesOffMean, BonusW      float64
+	PStateShare               []float64    // share of busy node-time per pstate
+	PStates                   []PStateStat // per pstate, highest first (machines with pstates)
 }
 
 // HourStat integrates one local hour of day over a run.
