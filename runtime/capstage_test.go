@@ -192,3 +192,41 @@ func TestMeasureWindow(t *testing.T) {
 		t.Errorf("energy %v J (%v %%), want %v J", r.Energy, r.EnergyPct, want)
 	}
 }
+
+// TestRunningKill: a cap window with `running kill`, noticed as it starts
+// while the machine is above it, kills the most recently started jobs until the
+// machine is under the cap, and from then on the power stays under it.
+func TestRunningKill(t *testing.T) {
+	m := Machine{Name: "m", Nodes: 10, Power: NodePower{Idle: 50, Busy: 300}}
+	var jobs []workload.Job
+	for k := range 10 {
+		jobs = append(jobs, workload.Job{ID: int64(k + 1), Submit: float64(k), Runtime: 1000, Walltime: 1000, Nodes: 1, Procs: 1})
+	}
+	at := Instant{Offset: 100}
+	pol := Policy{Name: "kill", Backfill: EASY, Powercaps: []Powercap{{Power: 1800, Start: &at, Duration: 5000, Notice: &at, Kill: true, Mode: CapIdle}}}
+	pw := make([]float64, len(jobs))
+	for i := range pw {
+		pw[i] = 300
+	}
+	s, err := simulate(jobs, &m, 10, &pol, pw, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), recordStates())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// All 10 run at 3 kW; at 100 s the cap of 1.8 kW applies: 6 jobs must
+	// go (4 × 300 + 6 × 50 = 1.5 kW; 5 × 300 + 5 × 50 = 1.75 kW: 5 go).
+	killed := 0
+	for j := range jobs {
+		if s.killed[j] {
+			killed++
+			if s.end[j] != 100 || j < 5 {
+				t.Errorf("job %d killed at %v; want the 5 most recent killed at 100 s", j, s.end[j])
+			}
+		}
+	}
+	if killed != 5 || s.caps.killed != 5 {
+		t.Fatalf("%d jobs killed (counted %d), want 5", killed, s.caps.killed)
+	}
+	if s.caps.excessSeconds != 0 {
+		t.Errorf("above the cap for %v s after the kills", s.caps.excessSeconds)
+	}
+}

@@ -480,6 +480,9 @@ func (s *sim) loop() error {
 			lastProgress = t
 		}
 		if s.caps != nil {
+			if s.deps != 0 {
+				s.setPassEnv() // a cap's while rule sees now
+			}
 			s.caps.step(s)
 		}
 		started := s.pass()
