@@ -50,6 +50,21 @@ type Options struct {
 	// (an experiment's `account` window); else everything from Start on.
 	Windowed bool
 	From, To float64
+	// Meter, when > 0, meters the mean power over clock-aligned intervals
+	// of this many seconds (a divisor of an hour: 15 min) in local time,
+	// of the facility (every component) or, with MeterJobs, of the jobs.
+	Meter     float64
+	MeterJobs bool
+	// Carbon, when set, is the grid's carbon intensity in g/kWh over time:
+	// CO2 integrates ∫ intensity · P dt.
+	Carbon tariff.Tariff
+}
+
+// Interval is one metered interval: its start, the time of it the run
+// covers (less than the interval at the ends), and the mean power then.
+type Interval struct {
+	Start, Seconds, Mean float64
+	Cost                 float64 // of the facility's energy in it
 }
 
 // Ledger is the integrator of one run.
@@ -83,6 +98,17 @@ type Ledger struct {
 	LevelSwitches []int
 	lastOn        []int
 	observed      bool
+
+	// Metering (Options.Meter) and carbon (Options.Carbon).
+	intervals  []Interval
+	meterStart float64
+	meterE     float64
+	meterT     float64
+	meterC     float64
+	nextMeter  float64
+	CO2        float64 // g
+	carbon     float64 // g/kWh now
+	nextCarbon float64
 }
 
 // New returns a ledger whose integration starts at t0.
@@ -106,7 +132,44 @@ func New(o Options, t0 float64) *Ledger {
 	}
 	l.price, l.period, l.nextPrice = o.Tariff.At(t0)
 	l.hour, l.nextHour = l.localHour(t0)
+	l.nextMeter, l.nextCarbon = math.Inf(1), math.Inf(1)
+	if o.Meter > 0 {
+		l.meterStart = l.meterMark(t0, false)
+		l.nextMeter = l.meterMark(t0, true)
+	}
+	if o.Carbon != nil {
+		l.carbon, _, l.nextCarbon = o.Carbon.At(t0)
+	}
 	return l
+}
+
+// meterMark is the metered interval boundary at or before t (next false)
+// or the first after t: local hour tops plus multiples of the interval.
+func (l *Ledger) meterMark(t float64, next bool) float64 {
+	c := l.o.Clock
+	w := c.Time(t)
+	top := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), 0, 0, 0, w.Location())
+	k := math.Floor(w.Sub(top).Seconds() / l.o.Meter)
+	if next {
+		k++
+	}
+	m := c.Sim(top) + k*l.o.Meter
+	if next {
+		if h := c.Sim(top.Add(time.Hour)); m > h || m <= t {
+			m = math.Max(h, t+l.o.Meter)
+		}
+	}
+	return m
+}
+
+// Intervals are the metered intervals so far, the one in progress
+// included (over the part covered).
+func (l *Ledger) Intervals() []Interval {
+	out := l.intervals
+	if l.meterT > 0 {
+		out = append(out[:len(out):len(out)], Interval{Start: l.meterStart, Seconds: l.meterT, Mean: l.meterE / l.meterT, Cost: l.meterC})
+	}
+	return out
 }
 
 // Now is the time integrated up to.
@@ -133,7 +196,7 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 		l.WorkNodeSeconds += float64(s.Work) * (t - l.now)
 	}
 	for l.now < t {
-		seg := math.Min(t, math.Min(l.nextPrice, l.nextHour))
+		seg := math.Min(math.Min(t, math.Min(l.nextPrice, l.nextHour)), math.Min(l.nextMeter, l.nextCarbon))
 		inside := true
 		if o.Windowed {
 			// Cut at the window's ends; integrate only inside it.
@@ -157,6 +220,18 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 			h.Energy += total * dt
 			h.JobEnergy += s.Power[0] * dt
 			h.NodeSeconds += float64(s.Busy) * dt
+			if o.Meter > 0 {
+				p := total
+				if o.MeterJobs {
+					p = s.Power[0]
+				}
+				l.meterE += p * dt
+				l.meterT += dt
+				l.meterC += total * dt * l.price / joulesPerKWh
+			}
+			if o.Carbon != nil {
+				l.CO2 += total * dt * l.carbon / joulesPerKWh
+			}
 		}
 		l.now = seg
 		if seg == l.nextPrice {
@@ -164,6 +239,16 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 		}
 		if seg == l.nextHour {
 			l.hour, l.nextHour = l.localHour(seg)
+		}
+		if seg == l.nextMeter {
+			if l.meterT > 0 {
+				l.intervals = append(l.intervals, Interval{Start: l.meterStart, Seconds: l.meterT, Mean: l.meterE / l.meterT, Cost: l.meterC})
+			}
+			l.meterStart, l.meterE, l.meterT, l.meterC = seg, 0, 0, 0
+			l.nextMeter = l.meterMark(seg, true)
+		}
+		if seg == l.nextCarbon {
+			l.carbon, _, l.nextCarbon = o.Carbon.At(seg)
 		}
 	}
 }

@@ -79,3 +79,73 @@ func TestObserve(t *testing.T) {
 		t.Errorf("changes %v, switches %v; want [2 1] and [5 1]", l.LevelChanges, l.LevelSwitches)
 	}
 }
+
+// TestMeter meters a 1 kW facility from 00:10 to 01:40 local in 15-min
+// intervals (the first and last covered in part), the jobs' share only
+// when asked, and carbon at a constant 350 g/kWh.
+func TestMeter(t *testing.T) {
+	clock := tariff.Clock{Loc: time.UTC}
+	for _, jobs := range []bool{false, true} {
+		l := New(Options{Components: 2, Tariff: tariff.Flat(0.1), Clock: clock, Meter: 900, MeterJobs: jobs, Carbon: tariff.Flat(350)}, 600)
+		s := Sample{Power: []float64{400, 600}, Total: 1000}
+		l.Advance(2400, &s)
+		s.Power[0], s.Total = 1400, 2000
+		l.Advance(6000, &s)
+		iv := l.Intervals()
+		want := [][3]float64{{0, 300, 1000}, {900, 900, 1000}, {1800, 900, 1000 + 1000*300.0/900}, {2700, 900, 2000}, {3600, 900, 2000}, {4500, 900, 2000}, {5400, 600, 2000}}
+		if jobs {
+			want = [][3]float64{{0, 300, 400}, {900, 900, 400}, {1800, 900, 400 + 1000*300.0/900}, {2700, 900, 1400}, {3600, 900, 1400}, {4500, 900, 1400}, {5400, 600, 1400}}
+		}
+		if len(iv) != len(want) {
+			t.Fatalf("jobs %v: intervals %v, want %v", jobs, iv, want)
+		}
+		for i := range want {
+			if iv[i].Start != want[i][0] || iv[i].Seconds != want[i][1] || math.Abs(iv[i].Mean-want[i][2]) > 1e-9 {
+				t.Errorf("jobs %v: interval %d %+v, want %+v", jobs, i, iv[i], want[i])
+			}
+		}
+		// 1 kW × 1800 s + 2 kW × 3600 s = 2.5 kWh at 350 g/kWh.
+		if math.Abs(l.CO2-2.5*350) > 1e-9 {
+			t.Errorf("CO2 %v g, want 875", l.CO2)
+		}
+	}
+}
+
+// TestBandCharge is a hand-made profile of metered means against a band
+// of 1..2 kW: 3 intervals out in 2 runs, each penalty kind, and a rebill
+// that re-prices a month with a violation.
+func TestBandCharge(t *testing.T) {
+	clock := tariff.Clock{Loc: time.UTC}
+	day := 86400.0
+	iv := []Interval{
+		{Start: 0, Seconds: 900, Mean: 1500, Cost: 1},
+		{Start: 900, Seconds: 900, Mean: 2500, Cost: 2},  // over by 500
+		{Start: 1800, Seconds: 900, Mean: 2100, Cost: 2}, // over by 100
+		{Start: 2700, Seconds: 900, Mean: 1200, Cost: 1},
+		{Start: 40 * day, Seconds: 900, Mean: 800, Cost: 1}, // February: under by 200
+		{Start: 40*day + 900, Seconds: 900, Mean: 1000, Cost: 1},
+	}
+	for _, c := range []struct {
+		b    Band
+		want float64
+	}{
+		{Band{Lo: 1000, Hi: 2000, Kind: PerInterval, Fee: 10}, 30},
+		{Band{Lo: 1000, Hi: 2000, Kind: PerViolation, Fee: 10}, 20},
+		{Band{Lo: 1000, Hi: 2000, Kind: Once, Fee: 10, Period: PeriodRun}, 10},
+		{Band{Lo: 1000, Hi: 2000, Kind: Once, Fee: 10, Period: PeriodMonth}, 20},
+		// January: 7.3 MJ = 2.0278 kWh at 1 EUR less its 6 EUR; February: 0.405 kWh less 2.
+		{Band{Lo: 1000, Hi: 2000, Kind: Rebill, Rebill: 1, Period: PeriodMonth}, (900*(1500+2500+2100+1200))/3.6e6 - 6 + 900*(800+1000)/3.6e6 - 2},
+	} {
+		r := BandCharge(iv, c.b, clock)
+		if r.Violations != 3 || r.Episodes != 2 || r.SecondsOut != 2700 || r.MaxOver != 500 || r.MaxUnder != 200 {
+			t.Fatalf("%+v", r)
+		}
+		if math.Abs(r.Penalty-c.want) > 1e-9 {
+			t.Errorf("kind %d period %d: penalty %v, want %v", c.b.Kind, c.b.Period, r.Penalty, c.want)
+		}
+	}
+	ch, peak := DemandCharge(iv, Demand{Price: 0.01, Period: PeriodMonth}, clock)
+	if peak != 2500 || ch != 0.01*(2500+1000) {
+		t.Errorf("demand charge %v, peak %v; want 35 and 2500", ch, peak)
+	}
+}
