@@ -20,9 +20,10 @@ const (
 	Price
 	Money
 	Frequency
+	Carbon // carbon intensity: grams of CO2 per kWh
 )
 
-var dimNames = [...]string{"a plain number", "a power", "an energy", "a duration", "a percentage", "a price per energy", "an amount of money", "a frequency"}
+var dimNames = [...]string{"a plain number", "a power", "an energy", "a duration", "a percentage", "a price per energy", "an amount of money", "a frequency", "a carbon intensity"}
 
 func (d Dim) String() string { return dimNames[d] }
 
@@ -64,8 +65,13 @@ func init() {
 	add(Frequency, 1e3, "", "kHz")
 	add(Frequency, 1e6, "", "MHz")
 	add(Frequency, 1e9, "", "GHz")
+	add(Carbon, 1, "", "g/kWh")
+	add(Carbon, 1e3, "", "kg/kWh")
+	add(Carbon, 1, "", "kg/MWh")
 	for _, c := range []string{"EUR", "USD", "GBP", "CHF"} {
 		add(Money, 1, c, c)
+		add(Money, 1e3, c, "k"+c)
+		add(Money, 1e6, c, "M"+c)
 		add(Price, 1, c, c+"/kWh")
 		add(Price, 1e-3, c, c+"/MWh")
 	}
