@@ -47,10 +47,22 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 		}
 		return p, ok
 	}
+	// The rest of the bill is in the contract's currency too.
+	var billCur []currency
+	money := func(dim lang.Dim) func(v lang.Value, field string) (float64, bool) {
+		return func(v lang.Value, field string) (float64, bool) {
+			m, unit, ok := c.quantity(v, b, dim, field)
+			if ok && unit != "" {
+				billCur = append(billCur, currency{unit, v.Range(), nil})
+			}
+			return m, ok
+		}
+	}
+	bill := c.billFields(&k, b, money(lang.Price), money(lang.Money))
 	before := c.errs()
 	for _, cd := range chain {
 		prev := [4]*lang.Stmt{flatAt, hourlyAt, peakAt, baseAt}
-		c.decodeBlock(what(cd), cd.stmt.Body, []fieldSpec{
+		c.decodeBlock(what(cd), cd.stmt.Body, append([]fieldSpec{
 			{name: "flat", usage: "flat 0.145 EUR/kWh", decode: func(s *lang.Stmt) {
 				flatAt, cur = s, s
 				if c.args(s, 1, 1, "flat 0.145 EUR/kWh") {
@@ -117,7 +129,7 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 					c.checkPriceFile(&k, str, hb)
 				}
 			}},
-		})
+		}, bill...))
 		// A derived contract with a pricing scheme of its own replaces its
 		// base's: `contract spot from basepeak { hourly "T1.csv" }`.
 		own := map[string]bool{"flat": flatAt != prev[0], "hourly": hourlyAt != prev[1], "basepeak": peakAt != prev[2] || baseAt != prev[3]}
@@ -201,7 +213,11 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 	if len(currencies) > 0 {
 		k.Currency = currencies[0].cur
 	}
-	for _, cu := range currencies[min(1, len(currencies)):] {
+	if len(currencies) == 0 && len(billCur) > 0 {
+		currencies = billCur[:1]
+		k.Currency = billCur[0].cur
+	}
+	for _, cu := range append(currencies[min(1, len(currencies)):], billCur...) {
 		if cu.cur != currencies[0].cur {
 			c.diags.Errorf(cu.at, "%s mixes currencies: %s and %s", what(d), currencies[0].cur, cu.cur).
 				With("Write all its prices in one currency.").

@@ -142,6 +142,9 @@ type sim struct {
 	measured bool      // the accounting window is a measure window: job figures clipped too
 	notice   *float64  // powercap notices default to this (the measure window's start)
 
+	bill   *Contract     // the contract, when its bill goes beyond the energy price
+	carbon tariff.Tariff // grid carbon intensity, g/kWh; nil: none
+
 	// What the run was asked to record or how to hold its nodes.
 	identified  bool // nodes have identities even where nothing needs them
 	recordNodes bool // keep every job's node list (for --jobs)
@@ -183,6 +186,12 @@ func measureOver(from, to float64) simOption {
 		s.windowed, s.accFrom, s.accTo, s.measured = true, from, to, true
 		s.notice = &from
 	}
+}
+
+// withBill meters the power for a contract's band and demand charge and
+// integrates the carbon intensity, when the contract has them.
+func withBill(k *Contract, carbon tariff.Tariff) simOption {
+	return func(s *sim) { s.bill, s.carbon = k, carbon }
 }
 
 // recordStates keeps the machine's state at every change (--series).
@@ -284,6 +293,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.led = ledger.New(ledger.Options{
 		Components: len(s.model.Components()), Levels: len(m.Levels), PStates: s.model.PStates(),
 		Tariff: tar, Clock: clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
+		Carbon: s.carbon, Meter: s.meter(), MeterJobs: s.bill != nil && s.bill.MeterJobs,
 	}, t0)
 	s.sample = ledger.Sample{Power: make([]float64, len(s.model.Components())),
 		On: s.cnt.LevelsOn, BusyAt: s.cnt.BusyAt, JobWAt: s.cnt.JobWAt}
@@ -766,4 +776,13 @@ func evLess(a, b event) bool {
 		return a.kind < b.kind
 	}
 	return a.job < b.job
+}
+
+// meter is the metered interval a contract's band or demand charge needs
+// (0: none).
+func (s *sim) meter() float64 {
+	if k := s.bill; k != nil && (k.Band != nil || k.Demand != nil) {
+		return k.Meter
+	}
+	return 0
 }

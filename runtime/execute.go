@@ -277,6 +277,14 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		return res
 	}
 	res.Notes = append(res.Notes, notes...)
+	if k := &run.Contract; k.Band != nil || k.Demand != nil || k.EnergyBudget > 0 || k.HasCarbon {
+		carbon, err := carbonFor(run, clock, priceFrom, ld)
+		if err != nil {
+			res.Err = err
+			return res
+		}
+		opts = append(opts, withBill(k, carbon))
+	}
 	m := run.Machine
 	budget, notes, err := budgetFor(run, baseline, tar)
 	if err != nil {
@@ -424,6 +432,29 @@ func tariffFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 		return nil, nil, err
 	}
 	return tar, nil, nil
+}
+
+// carbonFor is the grid's carbon intensity for a run (g/kWh; nil without
+// one): a constant, or an hourly series read and placed like prices.
+func carbonFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.Tariff, error) {
+	k := run.Contract
+	if !k.HasCarbon {
+		return nil, nil
+	}
+	if k.CarbonSeries == "" {
+		return tariff.Flat(k.Carbon), nil
+	}
+	series, err := ld.prices(k.CarbonSeries, tariff.Format{})
+	if err != nil {
+		return nil, fmt.Errorf("contract %s: carbon: %w", k.Name, err)
+	}
+	start := tariff.LocalMidnight(clock, first)
+	if series.Timed() {
+		if start, err = series.Start(clock.Loc); err != nil {
+			return nil, fmt.Errorf("contract %s: carbon: %w", k.Name, err)
+		}
+	}
+	return tariff.Hourly(clock, series, start), nil
 }
 
 // loader loads each trace and price file once per Execute, however many

@@ -67,6 +67,19 @@ type Metrics struct {
 	CapExcessSeconds float64
 	CapExcessW       float64
 	Killed           int
+	// The rest of the bill (contracts with a band, a demand charge, an
+	// energy budget; HasBill), in the contract's currency, included in
+	// Cost; and the carbon emitted (HasCarbon).
+	HasBill          bool
+	Band             ledger.BandResult
+	HasBand          bool
+	PeakMeteredW     float64 // highest metered mean
+	UtilizationHours float64 // energy / highest metered mean (LRZ's yearly-energy/peak rule)
+	DemandCharge     float64
+	EnergyOverrun    float64 // J above the energy budget
+	OverrunCost      float64
+	HasCarbon        bool
+	CO2              float64 // g
 	// Over a measure window (Measured; Georgiou et al.'s figures): jobs
 	// started in it, core-seconds allocated inside it (the paper's
 	// "work"; DVFS stretches it), the same divided by each job's s(f)
@@ -223,6 +236,7 @@ func (s *sim) metrics() Metrics {
 		m.JobPowerMean = m.EnergyBy[machine.Busy] / span
 	}
 	s.levelMetrics(&m, span)
+	s.billMetrics(&m)
 	if span > 0 {
 		m.NodesOffMean = l.OffNodeSeconds / span
 		if sv, _ := m.LevelSaving(); len(m.Levels) > 0 {
@@ -338,4 +352,36 @@ func (s *sim) measureJobs(m *Metrics) {
 		m.CPUPct = 100 * m.CPUSeconds / (float64(s.nodes) * float64(max(1, s.machine.Cores)) * d)
 		m.EnergyPct = 100 * m.Energy / (s.model.Full() * d)
 	}
+}
+
+// billMetrics computes the bill beyond the energy price from the metered
+// intervals and adds it to the cost.
+func (s *sim) billMetrics(m *Metrics) {
+	if s.carbon != nil {
+		m.HasCarbon, m.CO2 = true, s.led.CO2
+	}
+	k := s.bill
+	if k == nil || k.Band == nil && k.Demand == nil && k.EnergyBudget == 0 {
+		return
+	}
+	m.HasBill = true
+	iv := s.led.Intervals()
+	for _, x := range iv {
+		m.PeakMeteredW = math.Max(m.PeakMeteredW, x.Mean)
+	}
+	if m.PeakMeteredW > 0 {
+		m.UtilizationHours = m.Energy / m.PeakMeteredW / 3600
+	}
+	if k.Band != nil {
+		m.HasBand = true
+		m.Band = ledger.BandCharge(iv, *k.Band, s.clock)
+	}
+	if k.Demand != nil {
+		m.DemandCharge, _ = ledger.DemandCharge(iv, *k.Demand, s.clock)
+	}
+	if k.EnergyBudget > 0 && m.Energy > k.EnergyBudget {
+		m.EnergyOverrun = m.Energy - k.EnergyBudget
+		m.OverrunCost = m.EnergyOverrun / 3.6e6 * k.Overrun
+	}
+	m.Cost += m.Band.Penalty + m.DemandCharge + m.OverrunCost
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pwrc/pwrc/runtime/ledger"
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
 )
@@ -271,6 +272,21 @@ type Contract struct {
 	// cyclically (hour k takes the price of hour k mod n); without it, a
 	// run that needs such hours fails.
 	Repeat bool
+
+	// The rest of the bill (kunkel.md §4.5): a power band and a demand
+	// charge on power metered over Meter-second intervals (MeterJobs: the
+	// jobs' power, else the facility's), an energy budget whose overrun is
+	// billed at Overrun per kWh, and the grid's carbon intensity (g/kWh),
+	// constant or an hourly series (CarbonSeries, read like prices).
+	Band         *ledger.Band
+	Demand       *ledger.Demand
+	Meter        float64
+	MeterJobs    bool
+	EnergyBudget float64 // J; 0 = none
+	Overrun      float64 // currency per kWh
+	Carbon       float64 // g/kWh, when CarbonSeries is empty
+	CarbonSeries string
+	HasCarbon    bool
 }
 
 // BackfillKind selects the backfilling stage.
