@@ -41,7 +41,7 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 	}
 	return []fieldSpec{
 		{name: "band", usage: "band 420 kW..530 kW { penalty 5000 EUR per interval }", decode: func(s *lang.Stmt) {
-			const usage = "Write `band 420 kW..530 kW { metered 15 min; penalty 5000 EUR per interval }`."
+			const usage = "Write e.g. `band 420 kW..530 kW { penalty 5000 EUR per interval }`."
 			if len(s.Args) != 3 || s.Args[1].Text() != ".." {
 				c.diags.Errorf(argsRange(s), "expected `band LO..HI`").With("%s", usage)
 				return
@@ -89,7 +89,10 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 							bd.Fee, bd.Kind = fee, ledger.Once
 						}
 					default:
-						c.diags.Errorf(argsRange(s), "expected a penalty").With("%s", pu)
+						d := c.diags.Errorf(argsRange(s), "expected a penalty").With("%s", pu)
+						if id, ok := a[0].(*lang.Ident); ok && len(a) == 3 {
+							d.DidYouMean(lang.Suggest(id.Name, []string{"rebill"}))
+						}
 					}
 				}},
 				{name: "period", usage: "period year", decode: func(s *lang.Stmt) {
