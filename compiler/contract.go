@@ -104,6 +104,12 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				// The block describes this file: nothing of a base's hourly
 				// statement carries over.
 				k.Prices, k.PriceFormat, k.PriceScale, k.PriceUnit, k.SeriesStart, k.Repeat = "", tariff.Format{}, 1, "", "", false
+				k.Generate = nil
+				if len(s.Args) == 1 && s.Args[0].Text() == "generate" {
+					k.Generate = c.generator(s, b, price)
+					k.Repeat = true // a generated series repeats over longer runs
+					return
+				}
 				if !c.args(s, 1, 1, `hourly "prices.csv"`) {
 					return
 				}

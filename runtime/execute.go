@@ -409,12 +409,17 @@ func tariffFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 	case BasePeak:
 		return tariff.BasePeak(clock, k.Peak, k.PeakPrice, k.BasePrice), nil, nil
 	}
-	if k.Prices == "" {
+	var series *tariff.Series
+	var err error
+	switch {
+	case k.Generate != nil:
+		series = tariff.Generate(*k.Generate)
+	case k.Prices == "":
 		return nil, nil, fmt.Errorf("contract %s: no price file (set its path)", k.Name)
-	}
-	series, err := ld.prices(k.Prices, k.PriceFormat)
-	if err != nil {
-		return nil, nil, fmt.Errorf("contract %s: %w", k.Name, err)
+	default:
+		if series, err = ld.prices(k.Prices, k.PriceFormat); err != nil {
+			return nil, nil, fmt.Errorf("contract %s: %w", k.Name, err)
+		}
 	}
 	start := tariff.LocalMidnight(clock, first)
 	switch {

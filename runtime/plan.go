@@ -256,6 +256,9 @@ type Contract struct {
 	PeakPrice float64
 	BasePrice float64
 	Prices    string // hourly series file (CSV)
+	// Generate, when set, draws the hourly series instead (Kunkel et
+	// al.'s T1–T3 in kind; kunkel.md §4.6).
+	Generate *tariff.Generator
 	// PriceFormat says what the price file's time column holds.
 	PriceFormat tariff.Format
 	// PriceScale converts the file's prices into currency per kWh: 1 for
