@@ -18,7 +18,7 @@ type Generator struct {
 	Unit   float64 // currency per kWh of one unit of the values
 	First  int     // initial values drawn uniform on [Lo, Hi)
 	Lo, Hi float64
-	AR     []Lag // Y[t] += Σ Coef·Y[t−Lag]
+	AR     []Lag   // Y[t] += Σ Coef·Y[t−Lag]
 	Sine   float64 // amplitude: Y[t] += Sine·sin(2π·t/Period), t the 1-based hour
 	Period float64 // hours
 	Noise  float64 // sd of the N(0, sd²) term
