@@ -34,7 +34,10 @@ var DefaultReport = []string{"run_days", "utilization", "energy", "cost", "savin
 var ReportNames = []string{"run_days", "utilization", "energy", "cost", "saving", "saving_pct", "bsld",
 	"jobs", "dropped", "wait", "work", "inverse_pairs", "budget", "power", "job_power", "job_cost", "job_saving", "job_saving_pct",
 	"levels_on", "level_utilization", "level_changes", "level_switches", "level_saving", "level_saving_pct",
-	"racks", "rack_utilization", "rack_changes", "rack_switches"}
+	"racks", "rack_utilization", "rack_changes", "rack_switches",
+	"launched", "cpu_time", "cpu_time_pct", "useful_work", "energy_pct", "cap_excess", "killed", "nodes_off", "bonus",
+	"band_violations", "band_hours_out", "band_max_over", "band_max_under", "band_penalty", "peak_metered",
+	"utilization_hours", "demand_charge", "energy_overrun", "overrun_cost", "co2"}
 
 // levelMetrics take a level's name: `levels_on(rack)`; without one they
 // describe the machine's lowest level. Their keys are NAME:LEVEL.

@@ -237,6 +237,9 @@ func metricColumn(key string, rs []*pwrt.Result) column {
 			return cell(r)
 		}}
 	}
+	if c, found := moreColumn(key, rs); found {
+		return c
+	}
 	if c, found := levelColumn(key, rs); found {
 		return c
 	}
@@ -780,6 +783,7 @@ func metricsMapNew(r *pwrt.Result) map[string]any {
 		out["energy_pstate_"+f+"_mwh"] = p.Energy / 3.6e9
 		out["node_hours_pstate_"+f] = p.NodeSeconds / 3600
 	}
+	moreJSON(&m, out)
 	for _, p := range m.Periods {
 		out["energy_"+p.Name+"_period_mwh"] = p.Energy / 3.6e9
 		out["cost_"+p.Name+"_period"] = p.Cost

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"strconv"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
+)
+
+// The columns and JSON keys of powercaps and measure windows (Georgiou et
+// al.) and of the bill beyond the energy price (Kunkel et al.'s contract
+// elements). A metric a run does not have shows "–" and is null in JSON.
+
+// moreMetric is one report key: its header, and its value if the run has it.
+type moreMetric struct {
+	header   string
+	decimals int
+	get      func(m *pwrt.Metrics) (float64, bool)
+}
+
+var moreMetrics = map[string]moreMetric{
+	"launched":          {"Launched\njobs", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Launched), m.Measured }},
+	"cpu_time":          {"CPU time\ncore-h", 0, func(m *pwrt.Metrics) (float64, bool) { return m.CPUSeconds / 3600, m.Measured }},
+	"cpu_time_pct":      {"CPU time\n%", 1, func(m *pwrt.Metrics) (float64, bool) { return m.CPUPct, m.Measured }},
+	"useful_work":       {"Useful work\ncore-h", 0, func(m *pwrt.Metrics) (float64, bool) { return m.UsefulSeconds / 3600, m.Measured }},
+	"energy_pct":        {"Energy\n% of P_full", 1, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyPct, m.Measured }},
+	"cap_excess":        {"Over cap\ns", 0, func(m *pwrt.Metrics) (float64, bool) { return m.CapExcessSeconds, m.HasCaps }},
+	"killed":            {"Killed\njobs", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Killed), m.HasCaps }},
+	"nodes_off":         {"Nodes off\nmean", 1, func(m *pwrt.Metrics) (float64, bool) { return m.NodesOffMean, true }},
+	"bonus":             {"Bonus\nkW", 2, func(m *pwrt.Metrics) (float64, bool) { return m.BonusW / 1e3, len(m.Levels) > 0 }},
+	"band_violations":   {"Band\nviolations", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Band.Violations), m.HasBand }},
+	"band_hours_out":    {"Band out\nh", 1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.SecondsOut / 3600, m.HasBand }},
+	"band_max_over":     {"Band over\nmax kW", 1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxOver / 1e3, m.HasBand }},
+	"band_max_under":    {"Band under\nmax kW", 1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxUnder / 1e3, m.HasBand }},
+	"peak_metered":      {"Peak metered\nkW", 1, func(m *pwrt.Metrics) (float64, bool) { return m.PeakMeteredW / 1e3, m.HasBill }},
+	"utilization_hours": {"Utilization\nhours", 0, func(m *pwrt.Metrics) (float64, bool) { return m.UtilizationHours, m.HasBill }},
+	"energy_overrun":    {"Overrun\nMWh", 2, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyOverrun / 3.6e9, m.HasBill }},
+	"co2":               {"CO2\nt", 2, func(m *pwrt.Metrics) (float64, bool) { return m.CO2 / 1e6, m.HasCarbon }},
+}
+
+// moreMoney are the bill's charges, in the table's money unit.
+var moreMoney = map[string]struct {
+	header string
+	get    func(m *pwrt.Metrics) (float64, bool)
+}{
+	"band_penalty":  {"Band penalty\n", func(m *pwrt.Metrics) (float64, bool) { return m.Band.Penalty, m.HasBand }},
+	"demand_charge": {"Demand charge\n", func(m *pwrt.Metrics) (float64, bool) { return m.DemandCharge, m.HasBill }},
+	"overrun_cost":  {"Overrun\n", func(m *pwrt.Metrics) (float64, bool) { return m.OverrunCost, m.HasBill }},
+}
+
+// moreReportNames are the report names moreColumn renders.
+func moreReportNames() []string {
+	var out []string
+	for k := range moreMetrics {
+		out = append(out, k)
+	}
+	for k := range moreMoney {
+		out = append(out, k)
+	}
+	return out
+}
+
+// moreColumn builds the column for one of these keys.
+func moreColumn(key string, rs []*pwrt.Result) (column, bool) {
+	if mm, ok := moreMetrics[key]; ok {
+		return column{header: mm.header, cell: func(r *pwrt.Result) string {
+			v, has := mm.get(&r.Metrics)
+			if !has {
+				return "–"
+			}
+			return thousands(v, mm.decimals)
+		}}, true
+	}
+	if mm, ok := moreMoney[key]; ok {
+		scale, unit := moneyUnit(rs)
+		d := decimalsFor(rs, func(m *pwrt.Metrics) float64 { v, _ := mm.get(m); return v / scale })
+		return column{header: mm.header + unit, cell: func(r *pwrt.Result) string {
+			v, has := mm.get(&r.Metrics)
+			if !has {
+				return "–"
+			}
+			return thousands(v/scale, d)
+		}}, true
+	}
+	return column{}, false
+}
+
+// moreJSON adds the keys of these metrics a run has.
+func moreJSON(m *pwrt.Metrics, out map[string]any) {
+	if m.Measured {
+		out["launched"], out["cpu_time_core_hours"], out["useful_work_core_hours"] = m.Launched, m.CPUSeconds/3600, m.UsefulSeconds/3600
+		out["cpu_time_pct"], out["energy_pct"] = m.CPUPct, m.EnergyPct
+	}
+	if m.HasCaps {
+		out["cap_excess_s"], out["cap_excess_max_kw"], out["killed"] = m.CapExcessSeconds, m.CapExcessW/1e3, m.Killed
+		out["nodes_off_mean"] = m.NodesOffMean
+		if len(m.Levels) > 0 {
+			out["bonus_kw"] = m.BonusW / 1e3
+		}
+	}
+	for i, p := range m.PStates {
+		if i < len(m.PStateShare) {
+			out["freq_share_"+strconv.FormatFloat(p.Freq/1e6, 'f', -1, 64)+"mhz"] = m.PStateShare[i]
+		}
+	}
+	if m.HasBill {
+		out["peak_metered_kw"], out["utilization_hours"] = m.PeakMeteredW/1e3, m.UtilizationHours
+		out["demand_charge"], out["energy_overrun_mwh"], out["overrun_cost"] = m.DemandCharge, m.EnergyOverrun/3.6e9, m.OverrunCost
+	}
+	if m.HasBand {
+		b := m.Band
+		out["band_violations"], out["band_episodes"], out["band_hours_out"] = b.Violations, b.Episodes, b.SecondsOut/3600
+		out["band_max_over_kw"], out["band_max_under_kw"], out["band_penalty"] = b.MaxOver/1e3, b.MaxUnder/1e3, b.Penalty
+	}
+	if m.HasCarbon {
+		out["co2_t"] = m.CO2 / 1e6
+	}
+}
