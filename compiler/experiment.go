@@ -30,58 +30,60 @@ var sweepFields = []string{"workload", "machine", "contract", "policy"}
 var DefaultReport = []string{"run_days", "utilization", "energy", "cost", "saving",
 	"wait_q25", "wait_q50", "wait_q75", "wait_q90", "wait_q99", "wait_max"}
 
-// ReportNames are the metrics a `report` statement can list.
-var ReportNames = []string{"run_days", "utilization", "energy", "cost", "saving", "saving_pct", "bsld",
-	"jobs", "dropped", "wait", "work", "inverse_pairs", "budget", "power", "job_power", "job_cost", "job_saving", "job_saving_pct",
-	"levels_on", "level_utilization", "level_changes", "level_switches", "level_saving", "level_saving_pct",
-	"racks", "rack_utilization", "rack_changes", "rack_switches",
-	"launched", "cpu_time", "cpu_time_pct", "useful_work", "energy_pct", "cap_excess", "killed", "nodes_off", "bonus",
-	"band_violations", "band_hours_out", "band_max_over", "band_max_under", "band_penalty", "peak_metered",
-	"utilization_hours", "demand_charge", "energy_overrun", "overrun_cost", "co2"}
+// ReportNames are the metrics a `report` statement can list: the names of
+// runtime.ReportCatalog, in its order.
+var ReportNames = func() []string {
+	var names []string
+	for _, c := range runtime.ReportCatalog {
+		if !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}()
 
 // levelMetrics take a level's name: `levels_on(rack)`; without one they
 // describe the machine's lowest level. Their keys are NAME:LEVEL.
-var levelMetrics = map[string]bool{"levels_on": true, "level_utilization": true, "level_changes": true, "level_switches": true}
+var levelMetrics = map[string]bool{}
 
 // rackMetrics are Patil & Chaudhary's names for the level metrics of a
-// level called rack.
-var rackMetrics = map[string]string{"racks": "levels_on", "rack_utilization": "level_utilization",
-	"rack_changes": "level_changes", "rack_switches": "level_switches"}
-
-// energyParts are the parts `energy(...)` and `cost(...)` take: the whole,
-// a component of the node states, all levels, infrastructure.
-var energyParts = []string{"total", "busy", "idle", "off", "boot", "shutdown", "levels", "infrastructure"}
+// level called rack: the level metric each names.
+var rackMetrics = map[string]string{}
 
 // groupedStats are the metrics that take statistics in parentheses, like
-// `wait(q50, max)`, each with its statistics and its default.
+// `wait(q50, max)`, each with its statistics (and their other spellings),
+// its default and the list `check` gives.
 var groupedStats = map[string]struct {
 	stats map[string]string
 	def   string
 	list  string
-}{
-	"wait": {waitStats, "wait_q50", "mean, q25, q50, q75, q90, q99, max"},
-	"power": {map[string]string{"mean": "power_mean", "peak": "power_peak", "offpeak": "power_offpeak", "max": "power_max"},
-		"power_mean", "mean, peak, offpeak, max"},
-	"job_power": {map[string]string{"mean": "job_power_mean", "peak": "job_power_peak", "offpeak": "job_power_offpeak"},
-		"job_power_mean", "mean, peak, offpeak"},
-	"energy": {partKeys("energy"), "energy", strings.Join(energyParts, ", ")},
-	"cost":   {partKeys("cost"), "cost", strings.Join(energyParts, ", ")},
-}
+}{}
 
-// partKeys maps energyParts to report keys: energy, energy_busy, ….
-func partKeys(metric string) map[string]string {
-	m := map[string]string{}
-	for _, p := range energyParts {
-		m[p] = metric + "_" + p
+func init() {
+	for _, c := range runtime.ReportCatalog {
+		switch metric, level, isRack := strings.Cut(c.Key, ":"); {
+		case c.Arg == runtime.ArgLevel:
+			levelMetrics[c.Name] = true
+		case isRack && level == "rack":
+			rackMetrics[c.Name] = metric
+		case c.Arg != "":
+			g := groupedStats[c.Name]
+			if g.stats == nil {
+				g.stats = map[string]string{}
+			} else {
+				g.list += ", "
+			}
+			g.list += c.Arg
+			for _, a := range append([]string{c.Arg}, c.Aliases...) {
+				g.stats[a] = c.Key
+			}
+			if c.Default {
+				g.def = c.Key
+			}
+			groupedStats[c.Name] = g
+		}
 	}
-	m["total"] = metric
-	return m
 }
-
-// waitStats are the arguments of `wait(...)` in a report.
-var waitStats = map[string]string{"mean": "wait_mean", "q25": "wait_q25", "q1": "wait_q25", "q50": "wait_q50",
-	"q2": "wait_q50", "median": "wait_q50", "q75": "wait_q75", "q3": "wait_q75", "q90": "wait_q90",
-	"q99": "wait_q99", "max": "wait_max"}
 
 // checkDecls compiles every declaration of the root file, used or not, so
 // that `pwrc check` reports problems in all of them.

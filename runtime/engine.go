@@ -306,7 +306,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.firstT = jobs[0].Submit
 	s.now = t0
 	if s.keepStates {
-		s.states = newStateSeries(s.model)
+		s.states = newStateSeries(s.model, s.states) // s.states: a sink from streamStates, or nil
 		s.observe()
 	}
 	s.changed = true

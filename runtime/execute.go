@@ -21,6 +21,24 @@ type Options struct {
 	// KeepStates keeps each run's machine state at every change (for
 	// --series).
 	KeepStates bool
+	// States, if set, gives each run a sink that receives its machine
+	// state at every change as the run makes it, instead of the run
+	// keeping it (Result.States stays nil): a report bins it without
+	// holding every run's whole series. It is called from the goroutine
+	// that simulates the run; nil keeps nothing.
+	States func(*Run) StateSink
+	// KeepWaits keeps each job's wait (start − submit), in trace order,
+	// without the rest of its record (for a report's wait distributions).
+	KeepWaits bool
+	// NodeIDs gives nodes identities in every run, so that every job
+	// record has its node list, a counted machine's too (Batsim's
+	// allocated_resources).
+	NodeIDs bool
+	// Runs, if not nil, are the runs to simulate (plan indices), with the
+	// runs they need (their baselines and dependencies); the others'
+	// results are nil. Comparisons with baselines are made as in a run of
+	// the whole plan.
+	Runs []int
 	// Progress, if set, is called after each run finishes, never
 	// concurrently.
 	Progress func(done, total int)
@@ -33,6 +51,7 @@ type Result struct {
 	Jobs     []JobRecord // when Options.KeepJobs
 	Workload WorkloadInfo
 	States   *StateSeries // when Options.KeepStates
+	Waits    []float64    // when Options.KeepWaits: each job's start − submit, in trace order
 	Notes    []string     // approximations and warnings worth printing with the table
 	Err      error
 	starts   []float64 // start times, kept until inverse pairs are counted
@@ -85,7 +104,8 @@ type WorkloadInfo struct {
 // run is deterministic and results are placed by index.
 func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 	res := make([]*Result, len(p.Runs))
-	ld := newLoader(p)
+	chosen := needed(p, opts.Runs)
+	ld := newLoader(p, chosen)
 	compared := map[int]bool{} // runs in a baseline comparison: their starts are kept
 	for _, r := range p.Runs {
 		if r.Baseline >= 0 {
@@ -94,10 +114,15 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 	}
 	workers := max(1, opts.Workers)
 	var mu sync.Mutex
-	done := 0
+	done, total := 0, 0
+	for _, c := range chosen {
+		if c {
+			total++
+		}
+	}
 	// Runs whose dependencies are met go first; dependencies always point
 	// to finished levels, so each level runs fully in parallel.
-	for _, level := range levels(p) {
+	for _, level := range levels(p, chosen) {
 		next := make(chan int)
 		var wg sync.WaitGroup
 		for range min(workers, len(level)) {
@@ -110,7 +135,7 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 					res[i] = r
 					done++
 					if opts.Progress != nil {
-						opts.Progress(done, len(p.Runs))
+						opts.Progress(done, total)
 					}
 					mu.Unlock()
 				}
@@ -122,8 +147,36 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 		close(next)
 		wg.Wait()
 	}
-	compareWithBaselines(res)
+	compareWithBaselines(p, res)
 	return res
+}
+
+// needed says which runs to simulate: all of them (only nil), or the
+// runs in only and those they need, their baselines and dependencies.
+func needed(p *Plan, only []int) []bool {
+	need := make([]bool, len(p.Runs))
+	if only == nil {
+		for i := range need {
+			need[i] = true
+		}
+		return need
+	}
+	var add func(i int)
+	add = func(i int) {
+		if i < 0 || i >= len(need) || need[i] {
+			return
+		}
+		need[i] = true
+		r := p.Runs[i]
+		add(r.Baseline)
+		for _, d := range r.DependsOn {
+			add(d)
+		}
+	}
+	for _, i := range only {
+		add(i)
+	}
+	return need
 }
 
 // dependency is the finished baseline result a run needs (for a budget
@@ -137,11 +190,15 @@ func dependency(r *Run, res []*Result) *Result {
 	return nil
 }
 
-// levels groups runs so that each run comes after the runs it depends on.
-func levels(p *Plan) [][]int {
+// levels groups the chosen runs so that each run comes after the runs it
+// depends on.
+func levels(p *Plan, chosen []bool) [][]int {
 	depth := make([]int, len(p.Runs))
 	var out [][]int
 	for i, r := range p.Runs {
+		if !chosen[i] {
+			continue
+		}
 		for _, d := range r.DependsOn {
 			depth[i] = max(depth[i], depth[d]+1)
 		}
@@ -154,14 +211,16 @@ func levels(p *Plan) [][]int {
 }
 
 // compareWithBaselines fills each run's savings and inverse pairs against
-// its baseline, then drops the start times kept for the pairs.
-func compareWithBaselines(res []*Result) {
+// its baseline, then drops the start times kept for the pairs. Runs not
+// simulated (nil) are skipped; a baseline saves nothing against itself
+// whenever a run of the plan is compared with it.
+func compareWithBaselines(p *Plan, res []*Result) {
 	for _, r := range res {
-		if r.Err != nil || r.Run.Baseline < 0 {
+		if r == nil || r.Err != nil || r.Run.Baseline < 0 {
 			continue
 		}
 		b := res[r.Run.Baseline]
-		if b.Err != nil {
+		if b == nil || b.Err != nil {
 			continue
 		}
 		if len(b.starts) == len(r.starts) { // else different job sets: not comparable
@@ -180,18 +239,20 @@ func compareWithBaselines(res []*Result) {
 		r.Metrics.HasSaving = true
 	}
 	for _, r := range res {
-		if r.Err == nil && r.Run.Baseline < 0 && isBaselineOfSome(r, res) {
+		if r != nil && r.Err == nil && r.Run.Baseline < 0 && isBaselineOfSome(r.Run, p) {
 			r.Metrics.HasSaving = true // the baseline saves nothing against itself
 		}
 	}
 	for _, r := range res {
-		r.starts = nil
+		if r != nil {
+			r.starts = nil
+		}
 	}
 }
 
-func isBaselineOfSome(r *Result, res []*Result) bool {
-	for _, o := range res {
-		if o.Run.Baseline == r.Run.Index {
+func isBaselineOfSome(r *Run, p *Plan) bool {
+	for _, o := range p.Runs {
+		if o.Baseline == r.Index {
 			return true
 		}
 	}
@@ -251,10 +312,20 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	// local midnight of the window's first day by default.
 	var opts []simOption
 	opts = append(opts, capOrigin(origin))
-	if o.KeepJobs {
+	switch {
+	case o.KeepJobs && o.NodeIDs:
+		opts = append(opts, recordNodes())
+	case o.KeepJobs:
 		opts = append(opts, keepNodeLists())
 	}
-	if o.KeepStates {
+	var sink StateSink
+	if o.States != nil {
+		sink = o.States(run)
+	}
+	switch {
+	case sink != nil:
+		opts = append(opts, streamStates(sink))
+	case o.KeepStates:
 		opts = append(opts, recordStates())
 	}
 	priceFrom := first
@@ -320,7 +391,16 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		}
 	}
 	if s.states != nil {
-		res.States = &s.states.StateSeries
+		s.states.flush()
+		if s.states.sink == nil {
+			res.States = &s.states.StateSeries
+		}
+	}
+	if o.KeepWaits {
+		res.Waits = make([]float64, len(jobs))
+		for i, j := range jobs {
+			res.Waits[i] = s.start[i] - j.Submit
+		}
 	}
 	if s.caps != nil {
 		res.Notes = append(res.Notes, s.caps.planNotes(s)...)
@@ -500,10 +580,10 @@ type onceValue[T any] struct {
 	err  error
 }
 
-func newLoader(p *Plan) *loader {
+func newLoader(p *Plan, chosen []bool) *loader {
 	users := map[traceKey]int{}
-	for _, r := range p.Runs {
-		if r.Workload.Kind != Synthetic {
+	for i, r := range p.Runs {
+		if r.Workload.Kind != Synthetic && chosen[i] {
 			users[keyOf(r)]++
 		}
 	}

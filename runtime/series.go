@@ -19,12 +19,36 @@ type StateSeries struct {
 	Values  []float64
 }
 
+// StateSink receives a run's machine-state series while the run makes it,
+// instead of the run keeping it (Options.States): Begin once with the
+// columns, before anything else, then each row Result.States would hold,
+// in time order. Record may not keep row, which is reused.
+type StateSink interface {
+	Begin(columns []string)
+	Record(t float64, row []float64)
+}
+
 type stateSeries struct {
 	StateSeries
 	row []float64
+	// Streaming to sink: the last row is held back (last, at lastT;
+	// pending says one is held) until an instant after it, since a row
+	// at the same time replaces it.
+	sink    StateSink
+	last    []float64
+	lastT   float64
+	pending bool
 }
 
-func newStateSeries(m *machine.Model) *stateSeries {
+// streamStates streams the machine's state at every change to sink
+// instead of keeping it.
+func streamStates(sink StateSink) simOption {
+	return func(s *sim) { s.keepStates, s.states = true, &stateSeries{sink: sink} }
+}
+
+// newStateSeries starts the series of a machine; prev, if not nil, is
+// what streamStates set (its sink).
+func newStateSeries(m *machine.Model, prev *stateSeries) *stateSeries {
 	cols := []string{"idle", "reserved", "off", "booting", "shutting_down", "busy", "work"}
 	for _, l := range m.Spec().Levels {
 		cols = append(cols, l.Name+"_on")
@@ -32,7 +56,12 @@ func newStateSeries(m *machine.Model) *stateSeries {
 	for _, c := range m.Components() {
 		cols = append(cols, "power_"+c+"_w")
 	}
-	return &stateSeries{StateSeries: StateSeries{Columns: cols}, row: make([]float64, len(cols))}
+	ss := &stateSeries{StateSeries: StateSeries{Columns: cols}, row: make([]float64, len(cols))}
+	if prev != nil && prev.sink != nil {
+		ss.sink, ss.last = prev.sink, make([]float64, len(cols))
+		ss.sink.Begin(slices.Clone(cols))
+	}
+	return ss
 }
 
 // record adds a row at t if the state differs from the last row's; a row
@@ -46,6 +75,21 @@ func (ss *stateSeries) record(t float64, c *machine.Counts, power []float64) {
 		r = append(r, float64(n))
 	}
 	r = append(r, power...)
+	if ss.sink != nil {
+		if ss.pending {
+			if same(ss.last, r) {
+				return
+			}
+			if ss.lastT == t {
+				copy(ss.last, r)
+				return
+			}
+			ss.sink.Record(ss.lastT, ss.last)
+		}
+		copy(ss.last, r)
+		ss.lastT, ss.pending = t, true
+		return
+	}
 	w := len(r)
 	k := len(ss.Times)
 	if k > 0 {
@@ -60,6 +104,14 @@ func (ss *stateSeries) record(t float64, c *machine.Counts, power []float64) {
 	}
 	ss.Times = append(ss.Times, t)
 	ss.Values = append(ss.Values, r...)
+}
+
+// flush hands a streamed series' last row to its sink: the run is over.
+func (ss *stateSeries) flush() {
+	if ss.sink != nil && ss.pending {
+		ss.sink.Record(ss.lastT, ss.last)
+		ss.pending = false
+	}
 }
 
 func same(a, b []float64) bool {

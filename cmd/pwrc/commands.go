@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/pwrc/pwrc/cmd/pwrc/report"
 	"github.com/pwrc/pwrc/compiler"
 	"github.com/pwrc/pwrc/lang"
 	pwrt "github.com/pwrc/pwrc/runtime"
@@ -128,7 +129,7 @@ func runCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		experiment, format, jobsDir, outFile string
 		seriesDir, cpuProfile                string
-		reportFile                           string
+		reportFile, jobsFormat, shard        string
 		sets                                 []string
 		workers                              int
 	)
@@ -160,6 +161,26 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			if workers == 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
+			switch {
+			case jobsFormat != "pwrc" && jobsFormat != "batsim":
+				return usageErrorf("--jobs-format must be pwrc or batsim, not %q", jobsFormat)
+			case jobsFormat == "batsim" && jobsDir == "":
+				return usageErrorf("--jobs-format batsim needs --jobs DIR")
+			}
+			flags := outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile, batsim: jobsFormat == "batsim"}
+			shardI, shardN := 0, 0
+			var err error
+			if shard != "" {
+				if shardI, shardN, err = parseShard(shard); err != nil {
+					return err
+				}
+				switch {
+				case cmd.Flags().Changed("format") && format != "json":
+					return usageErrorf("--shard writes a shard file (JSON) for pwrc merge, which prints --format %s", format)
+				case jobsDir != "" || seriesDir != "" || reportFile != "":
+					return usageErrorf("--shard does not write --jobs, --series or --report: run the sweep unsharded for them")
+				}
+			}
 			res, err := compile(args[0], sets, experiment, stderr)
 			if err != nil {
 				return err
@@ -167,15 +188,21 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			if len(res.Plan.Runs) == 0 {
 				return exitError{exitFailure, fmt.Errorf("%s: no experiments to run", args[0])}
 			}
+			var part []int // this shard's runs
+			if shard != "" {
+				if part, err = pwrt.ShardRuns(res.Plan, shardI, shardN); err != nil {
+					return usageErrorf("--shard %s: %v", shard, err)
+				}
+			}
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
-			out, err := prepareOutputs(outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile}, res)
+			out, err := prepareOutputs(flags, res)
 			if err != nil {
 				return err
 			}
 			defer out.abort()
-			reportTarget, err := checkRunReport(reportFile, outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile}, res)
+			reportTarget, err := checkRunReport(reportFile, flags, res)
 			if err != nil {
 				return err
 			}
@@ -183,10 +210,24 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				return errInterrupted
 			}
 			prog := newProgress(stderr, len(res.Plan.Runs))
-			results, err := simulate(ctx, res.Plan, pwrt.Options{Workers: workers, KeepJobs: out.keepJobs() || reportFile != "", KeepStates: out.keepStates() || reportFile != "", Progress: prog.update})
+			opts := pwrt.Options{Workers: workers, KeepJobs: out.keepJobs(), KeepStates: out.keepStates(), NodeIDs: out.batsim(), Progress: prog.update}
+			if shard != "" {
+				opts.Runs = part
+				if opts.Runs == nil {
+					opts.Runs = []int{} // an empty shard simulates nothing
+				}
+			}
+			var series []*report.Series
+			if reportFile != "" {
+				series = reportOptions(&opts, res.Plan)
+			}
+			results, err := simulate(ctx, res.Plan, opts)
 			prog.finish()
 			if err != nil {
 				return exitError{exitInterrupted, errors.New("interrupted; no output written")}
+			}
+			if shard != "" {
+				return writeShard(args[0], experiment, sets, res, shardI, shardN, part, results, out, stdout, stderr)
 			}
 			var buf bytes.Buffer
 			if err := render(&buf, format, res.Plan, results); err != nil {
@@ -207,7 +248,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
-			if err := reportFromRun(reportFile, reportTarget, args[0], res.Plan, results); err != nil {
+			if err := reportFromRun(reportFile, reportTarget, args[0], res.Plan, results, series); err != nil {
 				return err
 			}
 			if outFile != "" {
@@ -229,11 +270,45 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 	f.IntVarP(&workers, "jobs-parallel", "j", 0, "runs to simulate in parallel (0: one per CPU)")
 	f.StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
 	f.StringVar(&jobsDir, "jobs", "", "write one CSV of per-job records per run into this directory (created if missing)")
+	f.StringVar(&jobsFormat, "jobs-format", "pwrc", "the --jobs files: pwrc (<run>.csv), or batsim (Batsim's <run>_jobs.csv and <run>_machine_states.csv, for evalys)")
 	f.StringVarP(&outFile, "output", "o", "", "write the tables to this file (atomically) instead of stdout")
 	f.StringVar(&seriesDir, "series", "", "write each run's profile by hour of day (power, utilization) as CSV into this directory (created if missing)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	f.StringVar(&reportFile, "report", "", "write an HTML report (tables and plots, self-contained) to this file")
+	f.StringVar(&shard, "shard", "", "run only shard i of n of the plan (i/n) and write a shard file for pwrc merge")
 	return cmd
+}
+
+// writeShard writes a shard's file (to -o or stdout) and says which of
+// its runs failed.
+func writeShard(scenario, experiment string, sets []string, res *compiler.Result, i, n int, part []int, results []*pwrt.Result, out *outputs, stdout, stderr io.Writer) error {
+	data, err := shardOutput(scenario, experiment, sets, res, i, n, part, results)
+	if err != nil {
+		return err
+	}
+	var mine []*pwrt.Result
+	for _, k := range part {
+		mine = append(mine, results[k])
+	}
+	failed := 0
+	for _, f := range failures(mine) {
+		failed += len(f.runs)
+		fmt.Fprintf(stderr, "pwrc: %s failed: %s\n", runList(f.runs), f.msg)
+	}
+	if err := out.finishProfile(); err != nil {
+		return err
+	}
+	if out.outPath != "" {
+		if err := out.writeOutput(data); err != nil {
+			return err
+		}
+	} else if _, err := stdout.Write(data); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return exitError{exitFailure, nil}
+	}
+	return nil
 }
 
 // simulate runs the plan; on SIGINT or SIGTERM it returns errInterrupted
@@ -485,9 +560,9 @@ func (p *progress) tick() {
 	}
 }
 
-func (p *progress) update(done, _ int) {
+func (p *progress) update(done, total int) {
 	p.mu.Lock()
-	p.done = done
+	p.done, p.total = done, total // a shard simulates part of the plan
 	p.mu.Unlock()
 }
 

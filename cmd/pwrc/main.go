@@ -5,6 +5,9 @@
 //	pwrc plan FILE            list the runs a scenario expands to
 //	pwrc report DIR           the HTML report of runs saved in DIR
 //	pwrc plot RUN_FILE...     one figure of saved runs, as SVG or PNG
+//	pwrc metrics              the metrics a report can show
+//	pwrc merge SHARD...       join the shard files of a sweep into its tables
+//	pwrc slurm FILE           an sbatch job array that runs a sweep in shards
 //	pwrc version
 package main
 
@@ -129,6 +132,7 @@ simulator, printing energy, cost and waiting-time comparisons.`,
 	root.AddCommand(checkCmd(stdout, stderr), runCmd(stdout, stderr), planCmd(stdout, stderr), versionCmd(stdout))
 	root.AddCommand(fmtCmd(stdout, stderr))
 	root.AddCommand(reportCmd(stdout, stderr), plotCmd(stdout, stderr))
+	root.AddCommand(metricsCmd(stdout), mergeCmd(stdout, stderr), slurmCmd(stdout, stderr))
 	return root
 }
 

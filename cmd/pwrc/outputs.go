@@ -33,6 +33,7 @@ var testHookWrote func(path string)
 // outputFlags are the destinations given on the command line.
 type outputFlags struct {
 	out, jobs, series, cpuProfile string
+	batsim                        bool // --jobs-format batsim
 }
 
 // outputs are the checked destinations of a run: every one is probed (and
@@ -53,6 +54,7 @@ type outDir struct {
 	label  string // "--jobs out/", "--jobs out/ and --series out/"
 	jobs   bool
 	series bool
+	batsim bool // --jobs-format batsim: the jobs in Batsim's files
 	info   fs.FileInfo
 }
 
@@ -210,6 +212,7 @@ func prepareOutputs(f outputFlags, res *compiler.Result) (*outputs, error) {
 			od = &outDir{path: d.path, label: label, info: fi}
 			o.dirs = append(o.dirs, od)
 		}
+		od.batsim = od.batsim || d.jobs && f.batsim
 		od.jobs = od.jobs || d.jobs
 		od.series = od.series || !d.jobs
 	}
@@ -289,10 +292,22 @@ func (o *outputs) keepJobs() bool {
 	return false
 }
 
-// keepStates says whether runs must keep their machine-state series.
+// keepStates says whether runs must keep their machine-state series:
+// for --series, or for Batsim's machine states.
 func (o *outputs) keepStates() bool {
 	for _, d := range o.dirs {
-		if d.series {
+		if d.series || d.batsim {
+			return true
+		}
+	}
+	return false
+}
+
+// batsim says whether the jobs go to Batsim's files, which name every
+// job's nodes.
+func (o *outputs) batsim() bool {
+	for _, d := range o.dirs {
+		if d.batsim {
 			return true
 		}
 	}
@@ -329,7 +344,10 @@ func (o *outputs) abort() {
 // names are the files a run writes into d.
 func (d *outDir) names(r *pwrt.Run) []string {
 	var out []string
-	if d.jobs {
+	switch {
+	case d.jobs && d.batsim:
+		out = append(out, r.Name+batsimJobsSuffix, r.Name+batsimMachineSuffix)
+	case d.jobs:
 		out = append(out, r.Name+".csv")
 	}
 	if d.series {
@@ -351,7 +369,13 @@ func (d *outDir) files(results []*pwrt.Result) []runFile {
 		if r.Err != nil {
 			continue
 		}
-		if d.jobs {
+		switch {
+		case d.jobs && d.batsim:
+			out = append(out, runFile{r.Run.Name + batsimJobsSuffix, r.Run.Name, "jobs", func(b *bytes.Buffer) { writeBatsimJobs(b, r.Run.Workload.Name, r.Jobs) }})
+			if r.States != nil {
+				out = append(out, runFile{r.Run.Name + batsimMachineSuffix, r.Run.Name, "machine_states", func(b *bytes.Buffer) { writeBatsimMachineStates(b, r.States) }})
+			}
+		case d.jobs:
 			out = append(out, runFile{r.Run.Name + ".csv", r.Run.Name, "jobs", func(b *bytes.Buffer) { writeJobsCSV(b, r.Jobs) }})
 		}
 		if d.series {
@@ -390,7 +414,7 @@ type manifestRun struct {
 type manifestFile struct {
 	Name   string `json:"name"`
 	Run    string `json:"run"`
-	Kind   string `json:"kind"` // jobs or series
+	Kind   string `json:"kind"` // jobs, series, states or machine_states
 	Bytes  *int64 `json:"bytes,omitempty"`
 	SHA256 string `json:"sha256,omitempty"`
 }

@@ -172,97 +172,90 @@ func configName(e *pwrt.Experiment, r *pwrt.Run) string {
 	return r.Label()
 }
 
-// metricColumn builds the column for a report key. Units that depend on
+// metricColumn builds the column for a report key: its header from the
+// catalogue (runtime.ReportCatalog), its cells here. Units that depend on
 // magnitude (k€ or €) are chosen per table, from the largest value.
 func metricColumn(key string, rs []*pwrt.Result) column {
+	col, level, known := pwrt.ReportColumnOf(key)
+	if !known {
+		return column{header: key, cell: func(*pwrt.Result) string { return "?" }}
+	}
+	scale, money := moneyUnit(rs)
+	return column{header: col.HeaderFor(money, level), cell: metricCell(key, level, scale, rs)}
+}
+
+// metricCell formats a report key's cells.
+func metricCell(key, level string, money float64, rs []*pwrt.Result) func(r *pwrt.Result) string {
 	ok := func(f func(m *pwrt.Metrics) float64) func(r *pwrt.Result) string {
 		d := decimalsFor(rs, f)
 		return func(r *pwrt.Result) string { return thousands(f(&r.Metrics), d) }
 	}
+	// orDash shows – where has says the run has no value.
+	orDash := func(has func(m *pwrt.Metrics) bool, cell func(r *pwrt.Result) string) func(r *pwrt.Result) string {
+		return func(r *pwrt.Result) string {
+			if !has(&r.Metrics) {
+				return "–"
+			}
+			return cell(r)
+		}
+	}
+	hasSaving := func(m *pwrt.Metrics) bool { return m.HasSaving }
 	switch key {
 	case "run_days":
-		return column{header: "Run\ndays", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.RunDays, 1) }}
+		return func(r *pwrt.Result) string { return thousands(r.Metrics.RunDays, 1) }
 	case "utilization":
-		return column{header: "Util\n%", cell: func(r *pwrt.Result) string { return thousands(100*r.Metrics.Utilization, 1) }}
+		return func(r *pwrt.Result) string { return thousands(100*r.Metrics.Utilization, 1) }
 	case "energy":
-		return column{header: "Energy\nMWh", cell: ok(func(m *pwrt.Metrics) float64 { return m.Energy / 3.6e9 })}
-	case "cost", "saving", "job_cost", "job_saving":
-		scale, unit := moneyUnit(rs)
-		f := map[string]func(m *pwrt.Metrics) float64{
-			"cost":       func(m *pwrt.Metrics) float64 { return m.Cost / scale },
-			"saving":     func(m *pwrt.Metrics) float64 { return m.Saving / scale },
-			"job_cost":   func(m *pwrt.Metrics) float64 { return m.JobCost() / scale },
-			"job_saving": func(m *pwrt.Metrics) float64 { return m.JobSaving / scale },
-		}[key]
-		header := map[string]string{"cost": "Cost\n", "saving": "Saving\n", "job_cost": "Jobs' cost\n", "job_saving": "Jobs' saving\n"}[key] + unit
-		cell := ok(f)
-		return column{header: header, cell: func(r *pwrt.Result) string {
-			if strings.HasSuffix(key, "saving") && !r.Metrics.HasSaving {
-				return "–"
-			}
-			return cell(r)
-		}}
-	case "saving_pct", "job_saving_pct":
-		header, get := "Saving\n%", func(m *pwrt.Metrics) float64 { return m.SavingPct }
-		if key == "job_saving_pct" {
-			header, get = "Jobs' saving\n%", func(m *pwrt.Metrics) float64 { return m.JobSavingPct }
-		}
-		return column{header: header, cell: func(r *pwrt.Result) string {
-			if !r.Metrics.HasSaving {
-				return "–"
-			}
-			return thousands(get(&r.Metrics), 1)
-		}}
+		return ok(func(m *pwrt.Metrics) float64 { return m.Energy / 3.6e9 })
+	case "cost":
+		return ok(func(m *pwrt.Metrics) float64 { return m.Cost / money })
+	case "saving":
+		return orDash(hasSaving, ok(func(m *pwrt.Metrics) float64 { return m.Saving / money }))
+	case "job_cost":
+		return ok(func(m *pwrt.Metrics) float64 { return m.JobCost() / money })
+	case "job_saving":
+		return orDash(hasSaving, ok(func(m *pwrt.Metrics) float64 { return m.JobSaving / money }))
+	case "saving_pct":
+		return orDash(hasSaving, func(r *pwrt.Result) string { return thousands(r.Metrics.SavingPct, 1) })
+	case "job_saving_pct":
+		return orDash(hasSaving, func(r *pwrt.Result) string { return thousands(r.Metrics.JobSavingPct, 1) })
 	case "bsld":
-		return column{header: "Mean\nbsld", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.BsldMean, 2) }}
+		return func(r *pwrt.Result) string { return thousands(r.Metrics.BsldMean, 2) }
 	case "jobs":
-		return column{header: "Jobs", cell: func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Jobs), 0) }}
+		return func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Jobs), 0) }
 	case "dropped":
-		return column{header: "Dropped", cell: func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Dropped), 0) }}
+		return func(r *pwrt.Result) string { return thousands(float64(r.Metrics.Dropped), 0) }
 	case "work":
-		return column{header: "Work\nnode-h", cell: func(r *pwrt.Result) string { return thousands(r.Metrics.WorkNodeHours, 0) }}
+		return func(r *pwrt.Result) string { return thousands(r.Metrics.WorkNodeHours, 0) }
 	case "inverse_pairs":
-		return column{header: "Inverse\npairs", cell: func(r *pwrt.Result) string {
-			if !r.Metrics.HasInversePairs {
-				return "–"
-			}
-			return thousands(float64(r.Metrics.InversePairs), 0)
-		}}
+		return orDash(func(m *pwrt.Metrics) bool { return m.HasInversePairs },
+			func(r *pwrt.Result) string { return thousands(float64(r.Metrics.InversePairs), 0) })
 	case "budget":
-		cell := ok(func(m *pwrt.Metrics) float64 { return m.Budget / 1e3 })
-		return column{header: "Budget\nkW", cell: func(r *pwrt.Result) string {
-			if r.Metrics.Budget == 0 {
-				return "–"
-			}
-			return cell(r)
-		}}
+		return orDash(func(m *pwrt.Metrics) bool { return m.Budget != 0 }, ok(func(m *pwrt.Metrics) float64 { return m.Budget / 1e3 }))
 	}
 	if c, found := moreColumn(key, rs); found {
-		return c
+		return c.cell // its header is the catalogue's
 	}
-	if c, found := levelColumn(key, rs); found {
-		return c
+	if cell, found := levelCell(key, level, money, rs); found {
+		return cell
 	}
-	if p, found := powerColumn(key); found {
-		cell := ok(func(m *pwrt.Metrics) float64 { return p.get(m) / 1e3 })
-		return column{header: p.header, cell: func(r *pwrt.Result) string {
-			if p.peak && !r.Metrics.HasPeak {
-				return "–"
-			}
-			return cell(r)
-		}}
+	if get, peak, found := powerValue(key); found {
+		cell := ok(func(m *pwrt.Metrics) float64 { return get(m) / 1e3 })
+		if !peak {
+			return cell
+		}
+		return orDash(func(m *pwrt.Metrics) bool { return m.HasPeak }, cell)
 	}
 	if stat, found := strings.CutPrefix(key, "wait_"); found {
-		label := map[string]string{"mean": "mean", "q25": "Q1", "q50": "Q2", "q75": "Q3", "q90": "q90", "q99": "q99", "max": "max"}[stat]
 		get := waitGetter(stat)
-		return column{header: "Wait " + label + "\nmin", cell: func(r *pwrt.Result) string { return fmtWait(get(&r.Metrics)) }}
+		return func(r *pwrt.Result) string { return fmtWait(get(&r.Metrics)) }
 	}
-	return column{header: key, cell: func(*pwrt.Result) string { return "?" }}
+	return func(*pwrt.Result) string { return "?" }
 }
 
-// levelColumn builds the columns of levels (NAME:LEVEL keys, the level
+// levelCell formats the cells of levels (NAME:LEVEL keys, the level
 // saving) and of parts of the energy and cost (energy_busy, cost_levels…).
-func levelColumn(key string, rs []*pwrt.Result) (column, bool) {
+func levelCell(key, level string, money float64, rs []*pwrt.Result) (func(r *pwrt.Result) string, bool) {
 	num := func(f func(m *pwrt.Metrics) (float64, bool), d int) func(r *pwrt.Result) string {
 		return func(r *pwrt.Result) string {
 			v, ok := f(&r.Metrics)
@@ -272,14 +265,7 @@ func levelColumn(key string, rs []*pwrt.Result) (column, bool) {
 			return thousands(v, d)
 		}
 	}
-	if metric, level, found := strings.Cut(key, ":"); found {
-		name := level
-		if name == "" {
-			name = "level"
-		}
-		if !strings.HasSuffix(name, "s") {
-			name += "s" // racks on, chassis on
-		}
+	if metric, _, found := strings.Cut(key, ":"); found {
 		get := func(f func(l *pwrt.LevelStat) float64) func(m *pwrt.Metrics) (float64, bool) {
 			return func(m *pwrt.Metrics) (float64, bool) {
 				l, ok := m.Level(level)
@@ -291,28 +277,28 @@ func levelColumn(key string, rs []*pwrt.Result) (column, bool) {
 		}
 		switch metric {
 		case "levels_on":
-			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\non", cell: num(get(func(l *pwrt.LevelStat) float64 { return l.OnMean }), 2)}, true
+			return num(get(func(l *pwrt.LevelStat) float64 { return l.OnMean }), 2), true
 		case "level_utilization":
-			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\non %", cell: num(get(func(l *pwrt.LevelStat) float64 {
+			return num(get(func(l *pwrt.LevelStat) float64 {
 				return 100 * l.OnMean / float64(max(1, l.Instances))
-			}), 1)}, true
+			}), 1), true
 		case "level_changes":
-			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\nchanges", cell: num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Changes) }), 0)}, true
+			return num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Changes) }), 0), true
 		case "level_switches":
-			return column{header: strings.ToUpper(name[:1]) + name[1:] + "\nswitches", cell: num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Switches) }), 0)}, true
+			return num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Switches) }), 0), true
 		}
 	}
 	switch key {
 	case "level_saving":
-		return column{header: "Level saving\nMWh", cell: num(func(m *pwrt.Metrics) (float64, bool) {
+		return num(func(m *pwrt.Metrics) (float64, bool) {
 			sv, _ := m.LevelSaving()
 			return sv / 3.6e9, len(m.Levels) > 0
-		}, 3)}, true
+		}, 3), true
 	case "level_saving_pct":
-		return column{header: "Level saving\n%", cell: num(func(m *pwrt.Metrics) (float64, bool) {
+		return num(func(m *pwrt.Metrics) (float64, bool) {
 			sv, all := m.LevelSaving()
 			return 100 * sv / all, all > 0
-		}, 1)}, true
+		}, 1), true
 	}
 	for _, metric := range []string{"energy_", "cost_"} {
 		part, found := strings.CutPrefix(key, metric)
@@ -320,52 +306,42 @@ func levelColumn(key string, rs []*pwrt.Result) (column, bool) {
 			continue
 		}
 		cost := metric == "cost_"
-		scale, unit := 3.6e9, "MWh"
+		scale := 3.6e9
 		if cost {
-			scale, unit = moneyUnit(rs)
+			scale = money
 		}
 		f := func(m *pwrt.Metrics) float64 { return m.Part(part, cost) / scale }
 		d := decimalsFor(rs, f)
-		label := strings.ToUpper(part[:1]) + part[1:]
-		header := label + "\n" + unit
-		if !cost {
-			header = label + " energy\n" + unit
-		}
-		return column{header: header, cell: func(r *pwrt.Result) string {
+		return func(r *pwrt.Result) string {
 			if part == "levels" && len(r.Metrics.Levels) == 0 {
 				return "–"
 			}
 			return thousands(f(&r.Metrics), d)
-		}}, true
+		}, true
 	}
-	return column{}, false
+	return nil, false
 }
 
-type powerCol struct {
-	header string
-	get    func(m *pwrt.Metrics) float64
-	peak   bool // needs a contract with peak hours
-}
-
-// powerColumn describes the mean power columns, in kW.
-func powerColumn(key string) (powerCol, bool) {
+// powerValue is what a mean power column shows, in W, and whether it
+// needs a contract with peak hours.
+func powerValue(key string) (get func(m *pwrt.Metrics) float64, peak, ok bool) {
 	switch key {
 	case "power_mean":
-		return powerCol{"Power\nmean kW", func(m *pwrt.Metrics) float64 { return m.PowerMean }, false}, true
+		return func(m *pwrt.Metrics) float64 { return m.PowerMean }, false, true
 	case "power_peak":
-		return powerCol{"Power\non-peak kW", func(m *pwrt.Metrics) float64 { return m.PowerPeak }, true}, true
+		return func(m *pwrt.Metrics) float64 { return m.PowerPeak }, true, true
 	case "power_offpeak":
-		return powerCol{"Power\noff-peak kW", func(m *pwrt.Metrics) float64 { return m.PowerOffPeak }, true}, true
+		return func(m *pwrt.Metrics) float64 { return m.PowerOffPeak }, true, true
 	case "power_max":
-		return powerCol{"Power\nmax kW", func(m *pwrt.Metrics) float64 { return m.PeakPower }, false}, true
+		return func(m *pwrt.Metrics) float64 { return m.PeakPower }, false, true
 	case "job_power_mean":
-		return powerCol{"Jobs\nmean kW", func(m *pwrt.Metrics) float64 { return m.JobPowerMean }, false}, true
+		return func(m *pwrt.Metrics) float64 { return m.JobPowerMean }, false, true
 	case "job_power_peak":
-		return powerCol{"Jobs\non-peak kW", func(m *pwrt.Metrics) float64 { return m.JobPowerPeak }, true}, true
+		return func(m *pwrt.Metrics) float64 { return m.JobPowerPeak }, true, true
 	case "job_power_offpeak":
-		return powerCol{"Jobs\noff-peak kW", func(m *pwrt.Metrics) float64 { return m.JobPowerOffPeak }, true}, true
+		return func(m *pwrt.Metrics) float64 { return m.JobPowerOffPeak }, true, true
 	}
-	return powerCol{}, false
+	return nil, false, false
 }
 
 func waitGetter(stat string) func(m *pwrt.Metrics) float64 {

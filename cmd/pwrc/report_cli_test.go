@@ -82,6 +82,25 @@ func TestReportFromDir(t *testing.T) {
 	}
 }
 
+// --report alone streams each run's machine states into a compact series
+// and keeps only its jobs' waits, and draws the page --report draws beside
+// --series and --jobs, which keep them whole.
+func TestRunReportStreams(t *testing.T) {
+	_, page := save(t)
+	want, _ := os.ReadFile(page)
+	alone := filepath.Join(t.TempDir(), "alone.html")
+	if o, e, code := pwrc(t, "run", "../../examples/quickstart.pwr", "--report", alone); code != 0 {
+		t.Fatalf("pwrc run --report: exit %d\n%s%s", code, o, e)
+	}
+	got, err := os.ReadFile(alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("--report alone differs from --report with --series and --jobs")
+	}
+}
+
 // Without its scenario, a saved directory still gives a report: default
 // columns, no price, and a note that says why.
 func TestReportFromDirWithoutScenario(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/renameio/v2"
@@ -51,7 +52,7 @@ func checkReport(path string, f outputFlags, res *compiler.Result) (string, erro
 		if d.path == "" {
 			continue
 		}
-		od := &outDir{path: d.path, jobs: d.jobs, series: !d.jobs}
+		od := &outDir{path: d.path, jobs: d.jobs, series: !d.jobs, batsim: d.jobs && f.batsim}
 		names := []string{manifestName}
 		for _, r := range res.Plan.Runs {
 			names = append(names, od.names(r)...)
@@ -94,8 +95,10 @@ func priceCache() report.PriceLoader {
 // reportPage lays out the results of a plan: per experiment, the table as
 // `pwrc run` prints it and the runs with the prices they paid.
 // Prices are drawn only for a plan compiled from the scenario (a plan laid
-// out from saved runs alone knows no contract).
-func reportPage(scenario string, p *pwrt.Plan, results []*pwrt.Result, notes []string, prices bool) report.Page {
+// out from saved runs alone knows no contract). series, if not nil, holds
+// by run index the state series the runs streamed (else the results
+// kept theirs).
+func reportPage(scenario string, p *pwrt.Plan, results []*pwrt.Result, series []*report.Series, notes []string, prices bool) report.Page {
 	page := report.Page{Title: scenario, Generator: "pwrc " + version, Notes: notes}
 	load := priceCache()
 	seen := map[string]bool{}
@@ -107,11 +110,14 @@ func reportPage(scenario string, p *pwrt.Plan, results []*pwrt.Result, notes []s
 		x := report.Experiment{Name: e.Name, Table: reportTable(e, rs)}
 		for _, r := range rs {
 			run := report.Run{Result: r, Label: configName(e, r.Run)}
+			if i := r.Run.Index; i < len(series) && series[i] != nil {
+				run.States = series[i]
+			}
 			if !prices {
 				x.Runs = append(x.Runs, run)
 				continue
 			}
-			if t, err := report.Tariff(r, load); err != nil {
+			if t, err := report.Tariff(run, load); err != nil {
 				if msg := "No price drawn for contract " + r.Run.Contract.Name + ": " + err.Error(); !seen[msg] {
 					seen[msg] = true
 					page.Notes = append(page.Notes, msg)
@@ -189,12 +195,34 @@ func checkRunReport(path string, f outputFlags, res *compiler.Result) (string, e
 	return checkReport(path, f, res)
 }
 
-// reportFromRun writes --report after a run (nothing without it).
-func reportFromRun(path, target, scenario string, p *pwrt.Plan, results []*pwrt.Result) error {
+// reportFromRun writes --report after a run (nothing without it); series
+// are the state series the runs streamed, if they did not keep them.
+func reportFromRun(path, target, scenario string, p *pwrt.Plan, results []*pwrt.Result, series []*report.Series) error {
 	if path == "" {
 		return nil
 	}
-	return writeReport("--report", path, target, report.HTML(reportPage(scenario, p, results, nil, true)))
+	return writeReport("--report", path, target, report.HTML(reportPage(scenario, p, results, series, nil, true)))
+}
+
+// reportOptions sets what runs keep for --report beside what the other
+// outputs keep: a run streams its state series into a compact
+// report.Series unless --series keeps it whole, and keeps its jobs' waits
+// unless --jobs keeps their records. It returns the series, by run index,
+// filled as the runs go.
+func reportOptions(opts *pwrt.Options, p *pwrt.Plan) []*report.Series {
+	if !opts.KeepJobs {
+		opts.KeepWaits = true
+	}
+	if opts.KeepStates {
+		return nil
+	}
+	series := make([]*report.Series, len(p.Runs))
+	opts.States = func(r *pwrt.Run) pwrt.StateSink {
+		s := &report.Series{}
+		series[r.Index] = s // each run its own element: no lock needed
+		return s
+	}
+	return series
 }
 
 // writeFigure writes a report or a figure to -o: atomically to a file (a
@@ -251,7 +279,7 @@ contract's price; otherwise the default columns and no price.`,
 			for _, n := range s.notes {
 				fmt.Fprintf(stderr, "pwrc: %s\n", n)
 			}
-			page := reportPage(s.title, s.plan, s.results, s.notes, s.compiled)
+			page := reportPage(s.title, s.plan, s.results, nil, s.notes, s.compiled)
 			return writeFigure("-o", outFile, report.HTML(page), stdout)
 		}),
 	}
@@ -334,11 +362,14 @@ func savedRuns(args []string, stderr io.Writer) ([]report.Run, error) {
 	load := priceCache()
 	var runs []report.Run
 	for _, arg := range args {
+		// The run a file names: its name without the first suffix that
+		// leaves a run's name (x_jobs.csv is run x's Batsim jobs, or run
+		// x_jobs's own).
 		dir, name := filepath.Dir(arg), filepath.Base(arg)
-		for _, suffix := range []string{".states.csv", ".hours.csv", ".csv"} {
+		candidates := []string{name}
+		for _, suffix := range []string{".states.csv", ".hours.csv", batsimJobsSuffix, batsimMachineSuffix, ".csv"} {
 			if n, ok := strings.CutSuffix(name, suffix); ok {
-				name = n
-				break
+				candidates = append(candidates, n)
 			}
 		}
 		s, ok := dirs[dir]
@@ -356,11 +387,17 @@ func savedRuns(args []string, stderr io.Writer) ([]report.Run, error) {
 		var names []string
 		for _, r := range s.results {
 			names = append(names, r.Run.Name)
-			if r.Run.Name == name {
-				found = r
+		}
+		if len(candidates) > 1 { // a file: not the bare name
+			candidates = candidates[1:]
+		}
+		for _, c := range candidates {
+			if i := slices.Index(names, c); i >= 0 && found == nil {
+				found, name = s.results[i], c
 			}
 		}
 		if found == nil {
+			name = candidates[0]
 			return nil, usageErrorf("%s: no run %s in %s (it has %s)", arg, name, dir, strings.Join(names, ", "))
 		}
 		if found.Err != nil {
@@ -371,7 +408,7 @@ func savedRuns(args []string, stderr io.Writer) ([]report.Run, error) {
 			run.Label = found.Run.Name
 		}
 		if s.compiled {
-			if t, err := report.Tariff(found, load); err == nil {
+			if t, err := report.Tariff(run, load); err == nil {
 				run.Price = t
 			} else {
 				fmt.Fprintf(stderr, "pwrc: no price drawn: %v\n", err)

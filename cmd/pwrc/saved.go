@@ -188,12 +188,17 @@ func (s *saved) readRun(run *pwrt.Run, jr jsonRun, headers map[string]*workload.
 			return nil, fmt.Errorf("%s: %v", path(".states.csv"), err)
 		}
 	}
-	if f, err := os.Open(path(".csv")); err == nil {
+	for _, suffix := range []string{".csv", batsimJobsSuffix} { // pwrc's jobs, or Batsim's
+		f, err := os.Open(path(suffix))
+		if err != nil {
+			continue
+		}
 		r.Jobs, err = readJobsCSV(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path(".csv"), err)
+			return nil, fmt.Errorf("%s: %v", path(suffix), err)
 		}
+		break
 	}
 	r.Metrics = metricsFromMap(jr.Metrics, r.States)
 	r.Workload = workloadFromMap(jr.Workload)
@@ -292,7 +297,13 @@ func readStatesCSV(r io.Reader) (*pwrt.StateSeries, error) {
 	return ss, sc.Err()
 }
 
-// readJobsCSV reads a --jobs file: the times, sizes and power of each job.
+// batsimNames are pwrc's names of the columns of Batsim's jobs.csv that
+// a report reads.
+var batsimNames = map[string]string{"job_id": "id", "submission_time": "submit", "starting_time": "start",
+	"finish_time": "end", "requested_number_of_resources": "nodes", "requested_time": "walltime"}
+
+// readJobsCSV reads a --jobs file, pwrc's or Batsim's: the times, sizes
+// and power of each job.
 func readJobsCSV(r io.Reader) ([]pwrt.JobRecord, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	cr.ReuseRecord = true
@@ -303,6 +314,9 @@ func readJobsCSV(r io.Reader) ([]pwrt.JobRecord, error) {
 	col := map[string]int{}
 	for i, h := range head {
 		col[h] = i
+		if n, ok := batsimNames[h]; ok {
+			col[n] = i
+		}
 	}
 	for _, need := range []string{"submit", "start", "end"} {
 		if _, ok := col[need]; !ok {
@@ -325,9 +339,13 @@ func readJobsCSV(r io.Reader) ([]pwrt.JobRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, pwrt.JobRecord{ID: int64(num(rec, "id")), Submit: num(rec, "submit"), Start: num(rec, "start"), End: num(rec, "end"),
+		j := pwrt.JobRecord{ID: int64(num(rec, "id")), Submit: num(rec, "submit"), Start: num(rec, "start"), End: num(rec, "end"),
 			Nodes: int(num(rec, "nodes")), Procs: int(num(rec, "procs")), Walltime: num(rec, "walltime"), Power: num(rec, "power_w"),
-			Alloc: int(num(rec, "alloc"))})
+			Alloc: int(num(rec, "alloc"))}
+		if _, ok := col["consumed_energy"]; ok && j.End > j.Start { // Batsim's: energy, not power
+			j.Power = num(rec, "consumed_energy") / (j.End - j.Start)
+		}
+		jobs = append(jobs, j)
 	}
 }
 

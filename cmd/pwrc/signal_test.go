@@ -16,10 +16,14 @@ import (
 	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
-// TestMain lets the test binary act as pwrc itself (PWRC_TEST_MAIN=1), with
-// a simulation that announces itself on stderr and never ends, so that
-// tests can send it real signals.
+// TestMain lets the test binary act as pwrc itself: PWRC_TEST_MAIN=pwrc
+// for the real one (scripts run it), PWRC_TEST_MAIN=1 with a simulation
+// that announces itself on stderr and never ends, so that tests can send
+// it real signals.
 func TestMain(m *testing.M) {
+	if os.Getenv("PWRC_TEST_MAIN") == "pwrc" {
+		main()
+	}
 	if os.Getenv("PWRC_TEST_MAIN") == "1" {
 		execute = func(context.Context, *pwrt.Plan, pwrt.Options) []*pwrt.Result {
 			fmt.Fprintln(os.Stderr, "simulating")

@@ -44,60 +44,116 @@ func (b *Bins) Integral() float64 {
 // (the last value until end) over n equal bins of [x0, x1). It reads each
 // row once and touches each bin a row covers: O(rows + n).
 func binStep(t []float64, v func(i int) float64, end, x0, x1 float64, n int) Bins {
-	b := Bins{X0: x0, X1: x1, Mean: make([]float64, n), Min: make([]float64, n), Max: make([]float64, n), Covered: make([]float64, n)}
-	for i := range n {
-		b.Min[i], b.Max[i] = math.Inf(1), math.Inf(-1)
+	b := newBinner(x0, x1, n, 1)
+	val := []float64{0}
+	for i := range t {
+		z := end
+		if i+1 < len(t) {
+			z = t[i+1]
+		}
+		val[0] = v(i)
+		b.add(t[i], z, val)
 	}
-	w := (x1 - x0) / float64(n)
-	if n > 0 && w > 0 {
-		for i := range t {
-			a, z := t[i], end
-			if i+1 < len(t) {
-				z = t[i+1]
-			}
-			a, z = max(a, x0), min(z, x1)
-			val := v(i)
-			if z < a || (z == a && (a < x0 || a >= x1)) {
-				continue
-			}
-			k := min(n-1, max(0, int((a-x0)/w)))
-			for ; k < n; k++ {
-				lo, hi := x0+float64(k)*w, x0+float64(k+1)*w
-				if k == n-1 {
-					hi = x1
-				}
-				if lo > z || (lo == z && z > a) {
-					break
-				}
-				ov := min(hi, z) - max(lo, a)
-				if ov < 0 {
-					ov = 0
-				}
-				b.Mean[k] += val * ov
-				b.Covered[k] += ov
-				// A value in force for an instant only (a row overwritten
-				// at the same time is never recorded) still counts as an
-				// extreme where it holds for any time.
-				if ov > 0 || z == a {
-					b.Min[k], b.Max[k] = min(b.Min[k], val), max(b.Max[k], val)
-				}
-				if hi >= z {
-					break
-				}
-			}
+	return b.finish()[0]
+}
+
+// binner bins k step functions at once over n equal bins of [x0, x1),
+// a step at a time, as binStep does one.
+type binner struct {
+	x0, x1, w float64
+	n         int
+	bins      []Bins
+}
+
+func newBinner(x0, x1 float64, n, k int) *binner {
+	b := &binner{x0: x0, x1: x1, w: (x1 - x0) / float64(n), n: n, bins: make([]Bins, k)}
+	for j := range b.bins {
+		bj := Bins{X0: x0, X1: x1, Mean: make([]float64, n), Min: make([]float64, n), Max: make([]float64, n), Covered: make([]float64, n)}
+		for i := range n {
+			bj.Min[i], bj.Max[i] = math.Inf(1), math.Inf(-1)
 		}
-	}
-	for k := range n {
-		if b.Covered[k] > 0 {
-			b.Mean[k] /= b.Covered[k]
-		} else {
-			b.Mean[k] = math.NaN()
-		}
-		if math.IsInf(b.Min[k], 0) {
-			b.Min[k], b.Max[k] = math.NaN(), math.NaN()
-		}
+		b.bins[j] = bj
 	}
 	return b
+}
+
+// add bins the step that holds vals[j] for function j on [a, z).
+func (b *binner) add(a, z float64, vals []float64) {
+	n, w, x0, x1 := b.n, b.w, b.x0, b.x1
+	if !(n > 0 && w > 0) {
+		return
+	}
+	a, z = max(a, x0), min(z, x1)
+	if z < a || (z == a && (a < x0 || a >= x1)) {
+		return
+	}
+	k := min(n-1, max(0, int((a-x0)/w)))
+	for ; k < n; k++ {
+		lo, hi := x0+float64(k)*w, x0+float64(k+1)*w
+		if k == n-1 {
+			hi = x1
+		}
+		if lo > z || (lo == z && z > a) {
+			break
+		}
+		ov := min(hi, z) - max(lo, a)
+		if ov < 0 {
+			ov = 0
+		}
+		for j := range b.bins {
+			bj, val := &b.bins[j], vals[j]
+			bj.Mean[k] += val * ov
+			bj.Covered[k] += ov
+			// A value in force for an instant only (a row overwritten
+			// at the same time is never recorded) still counts as an
+			// extreme where it holds for any time.
+			if ov > 0 || z == a {
+				bj.Min[k], bj.Max[k] = min(bj.Min[k], val), max(bj.Max[k], val)
+			}
+		}
+		if hi >= z {
+			break
+		}
+	}
+}
+
+// finish turns the sums into means, and marks bins nothing covers.
+func (b *binner) finish() []Bins {
+	for j := range b.bins {
+		bj := &b.bins[j]
+		for k := range b.n {
+			if bj.Covered[k] > 0 {
+				bj.Mean[k] /= bj.Covered[k]
+			} else {
+				bj.Mean[k] = math.NaN()
+			}
+			if math.IsInf(bj.Min[k], 0) {
+				bj.Min[k], bj.Max[k] = math.NaN(), math.NaN()
+			}
+		}
+	}
+	return b.bins
+}
+
+// binRows bins k functions of a series' rows (vals fills out, of length
+// k, from a row) over n bins of [x0, x1), the last row lasting until end:
+// one pass over the rows for all of them.
+func binRows(ss States, k int, vals func(row, out []float64), end, x0, x1 float64, n int) []Bins {
+	b := newBinner(x0, x1, n, k)
+	cur, next := make([]float64, k), make([]float64, k)
+	prev, started := 0.0, false
+	for t, row := range ss.Rows() {
+		vals(row, next)
+		if started {
+			b.add(prev, t, cur)
+		}
+		prev, started = t, true
+		cur, next = next, cur
+	}
+	if started {
+		b.add(prev, end, cur)
+	}
+	return b.finish()
 }
 
 // m4 downsamples the points (xs[i], ys[i]), xs ascending, to at most four

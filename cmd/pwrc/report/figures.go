@@ -9,12 +9,15 @@ import (
 	"github.com/pwrc/pwrc/runtime/tariff"
 )
 
-// Run is one run to draw: its result (with States and Jobs kept), its
-// name in legends and the price it paid over time (nil: none drawn).
+// Run is one run to draw: its result, its name in legends and the price
+// it paid over time (nil: none drawn). The time-series figures draw its
+// machine-state series, States or else the one its result kept; the wait
+// distributions its result's jobs, or else its waits.
 type Run struct {
 	Result *pwrt.Result
 	Label  string
 	Price  tariff.Tariff
+	States States
 }
 
 // Colours: components and machine states keep theirs in every figure;
@@ -45,11 +48,10 @@ func partColor(name string, level int) string {
 
 // span is the time a run's state series is drawn over: from its first row
 // to the end of its accounting (its last job end, or the window's end).
-func span(r *pwrt.Result) (from, to float64) {
-	ss := r.States
-	from, to = ss.Times[0], ss.Times[len(ss.Times)-1]
-	if r.Metrics.AccountTo > to {
-		to = r.Metrics.AccountTo
+func span(r Run) (from, to float64) {
+	from, to = statesOf(r).Span()
+	if r.Result.Metrics.AccountTo > to {
+		to = r.Result.Metrics.AccountTo
 	}
 	if to <= from {
 		to = from + 1
@@ -62,29 +64,42 @@ func span(r *pwrt.Result) (from, to float64) {
 const bins = plotW - marginL - marginR
 
 // column is the index of a named column of a state series, or -1.
-func column(ss *pwrt.StateSeries, name string) int { return slices.Index(ss.Columns, name) }
+func column(ss States, name string) int { return slices.Index(ss.Columns(), name) }
 
-// binColumn bins one column of a state series.
-func binColumn(ss *pwrt.StateSeries, col int, end, x0, x1 float64, n int) Bins {
-	w := len(ss.Columns)
-	return binStep(ss.Times, func(i int) float64 { return ss.Values[i*w+col] }, end, x0, x1, n)
+// binColumns bins columns of a state series, in one pass over its rows.
+func binColumns(ss States, cols []int, end, x0, x1 float64, n int) []Bins {
+	return binRows(ss, len(cols), func(row, out []float64) {
+		for j, c := range cols {
+			out[j] = row[c]
+		}
+	}, end, x0, x1, n)
+}
+
+// nonzero says, per column of a series, whether any row has a value other
+// than 0 there.
+func nonzero(ss States) []bool {
+	nz := make([]bool, len(ss.Columns()))
+	for _, row := range ss.Rows() {
+		for c, v := range row {
+			if v != 0 {
+				nz[c] = true
+			}
+		}
+	}
+	return nz
 }
 
 // powerParts lists the power columns of a series (power_C_w) and their
 // component names, leaving out components that never draw anything.
-func powerParts(ss *pwrt.StateSeries) (cols []int, names []string) {
-	w := len(ss.Columns)
-	for c, name := range ss.Columns {
+func powerParts(ss States) (cols []int, names []string) {
+	nz := nonzero(ss)
+	for c, name := range ss.Columns() {
 		part, ok := strings.CutPrefix(name, "power_")
 		if !ok {
 			continue
 		}
-		part = strings.TrimSuffix(part, "_w")
-		for i := range ss.Times {
-			if ss.Values[i*w+c] != 0 {
-				cols, names = append(cols, c), append(names, part)
-				break
-			}
+		if nz[c] {
+			cols, names = append(cols, c), append(names, strings.TrimSuffix(part, "_w"))
 		}
 	}
 	return cols, names
@@ -163,35 +178,35 @@ const noStates = "no machine-state series for this run"
 func PowerSVG(r Run) []byte {
 	res := r.Result
 	ch := &chart{kind: "power", title: "Power by component · " + r.Label}
-	if res.States == nil || len(res.States.Times) == 0 {
+	if !hasStates(r) {
 		ch.noData = noStates
 		ch.begin()
 		return ch.finish()
 	}
-	ss := res.States
-	x0, x1 := span(res)
+	ss := statesOf(r)
+	x0, x1 := span(r)
 	end := x1
 	cols, names := powerParts(ss)
 	cols, names = stackOrder(cols, names)
-	parts := make([]Bins, len(cols))
-	for i, c := range cols {
-		parts[i] = binColumn(ss, c, end, x0, x1, bins)
-	}
-	// The total of every component, for its extremes.
+	// The total of every component, for its extremes, binned last in the
+	// same pass as the components.
 	var all []int
-	for c, name := range ss.Columns {
+	for c, name := range ss.Columns() {
 		if strings.HasPrefix(name, "power_") {
 			all = append(all, c)
 		}
 	}
-	w := len(ss.Columns)
-	total := binStep(ss.Times, func(i int) float64 {
+	binned := binRows(ss, len(cols)+1, func(row, out []float64) {
+		for j, c := range cols {
+			out[j] = row[c]
+		}
 		var s float64
 		for _, c := range all {
-			s += ss.Values[i*w+c]
+			s += row[c]
 		}
-		return s
+		out[len(cols)] = s
 	}, end, x0, x1, bins)
+	parts, total := binned[:len(cols)], binned[len(cols)]
 	top := 0.0
 	for _, v := range total.Max {
 		if !math.IsNaN(v) {
@@ -299,43 +314,35 @@ var stateLayers = []string{"busy", "reserved", "idle", "booting", "shutting_down
 func StatesSVG(r Run) []byte {
 	res := r.Result
 	ch := &chart{kind: "states", title: "Machine states · " + r.Label}
-	if res.States == nil || len(res.States.Times) == 0 {
+	if !hasStates(r) {
 		ch.noData = noStates
 		ch.begin()
 		return ch.finish()
 	}
-	ss := res.States
-	x0, x1 := span(res)
-	w := len(ss.Columns)
-	var layers []Bins
+	ss := statesOf(r)
+	x0, x1 := span(r)
+	nz := nonzero(ss)
+	var cols []int
 	var names []string
 	for _, name := range stateLayers {
 		c := column(ss, name)
-		if c < 0 {
-			continue
-		}
-		nonzero := false
-		for i := range ss.Times {
-			if ss.Values[i*w+c] != 0 {
-				nonzero = true
-				break
-			}
-		}
-		if nonzero || name == "busy" {
-			layers = append(layers, binColumn(ss, c, x1, x0, x1, bins))
-			names = append(names, name)
+		if c >= 0 && (nz[c] || name == "busy") {
+			cols, names = append(cols, c), append(names, name)
 		}
 	}
-	var levels []Bins
+	nLayers := len(cols)
 	var lnames []string
-	lmax := 0.0
-	for c, name := range ss.Columns {
+	for c, name := range ss.Columns() {
 		if l, ok := strings.CutSuffix(name, "_on"); ok {
-			b := binColumn(ss, c, x1, x0, x1, bins)
-			_, hi := minMax(b.Min, b.Max)
-			lmax = math.Max(lmax, hi)
-			levels, lnames = append(levels, b), append(lnames, l)
+			cols, lnames = append(cols, c), append(lnames, l)
 		}
+	}
+	binned := binColumns(ss, cols, x1, x0, x1, bins)
+	layers, levels := binned[:nLayers], binned[nLayers:]
+	lmax := 0.0
+	for i := range levels {
+		_, hi := minMax(levels[i].Min, levels[i].Max)
+		lmax = math.Max(lmax, hi)
 	}
 	for _, name := range names {
 		ch.legend = append(ch.legend, legendItem{strings.ReplaceAll(name, "_", " "), partColor(name, 0), "box"})
@@ -394,7 +401,7 @@ func StatesSVG(r Run) []byte {
 func withStates(runs []Run) []Run {
 	var out []Run
 	for _, r := range runs {
-		if r.Result.Err == nil && r.Result.States != nil && len(r.Result.States.Times) > 0 {
+		if r.Result.Err == nil && hasStates(r) {
 			out = append(out, r)
 		}
 	}
@@ -414,15 +421,15 @@ func UtilizationSVG(runs []Run) []byte {
 	}
 	x0, x1 := math.Inf(1), math.Inf(-1)
 	for _, r := range rs {
-		a, b := span(r.Result)
+		a, b := span(r)
 		x0, x1 = math.Min(x0, a), math.Max(x1, b)
 	}
 	days := max(1, int(math.Ceil((x1-x0)/86400-1e-9)))
 	var g groups
 	for _, r := range rs {
-		ss := r.Result.States
-		_, end := span(r.Result)
-		b := binColumn(ss, column(ss, "busy"), end, x0, x0+float64(days)*86400, days)
+		ss := statesOf(r)
+		_, end := span(r)
+		b := binColumns(ss, []int{column(ss, "busy")}, end, x0, x0+float64(days)*86400, days)[0]
 		var xs, ys []float64
 		for k := range days {
 			if b.Covered[k] > 0 {
@@ -478,12 +485,21 @@ func WaitsSVG(runs []Run) []byte {
 	var g groups
 	hi := 1.0
 	for _, r := range runs {
-		if r.Result.Err != nil || len(r.Result.Jobs) == 0 {
+		jobs, waits := r.Result.Jobs, r.Result.Waits
+		if r.Result.Err != nil || len(jobs) == 0 && len(waits) == 0 {
 			continue
 		}
-		w := make([]float64, len(r.Result.Jobs))
-		for i, j := range r.Result.Jobs {
-			w[i] = math.Max(0, j.Start-j.Submit) / 60
+		var w []float64
+		if len(jobs) > 0 {
+			w = make([]float64, len(jobs))
+			for i, j := range jobs {
+				w[i] = math.Max(0, j.Start-j.Submit) / 60
+			}
+		} else {
+			w = make([]float64, len(waits))
+			for i, x := range waits {
+				w[i] = math.Max(0, x) / 60
+			}
 		}
 		slices.Sort(w)
 		hi = math.Max(hi, w[len(w)-1])

@@ -45,10 +45,12 @@ func Clock(r *pwrt.Result) (tariff.Clock, error) {
 // file's own time stamps. A run without a state series gets none. The
 // report's tests check that power × this price integrates to the run's
 // cost.
-func Tariff(r *pwrt.Result, load PriceLoader) (tariff.Tariff, error) {
-	if r.Err != nil || r.States == nil || len(r.States.Times) == 0 {
+func Tariff(run Run, load PriceLoader) (tariff.Tariff, error) {
+	r := run.Result
+	if r.Err != nil || !hasStates(run) {
 		return nil, nil
 	}
+	first, _ := statesOf(run).Span()
 	k := r.Run.Contract
 	switch k.Kind {
 	case pwrt.Flat:
@@ -68,7 +70,7 @@ func Tariff(r *pwrt.Result, load PriceLoader) (tariff.Tariff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("contract %s: %w", k.Name, err)
 	}
-	start := tariff.LocalMidnight(clock, r.States.Times[0])
+	start := tariff.LocalMidnight(clock, first)
 	switch {
 	case series.Timed():
 		if start, err = series.Start(clock.Loc); err != nil {

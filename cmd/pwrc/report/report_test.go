@@ -136,11 +136,13 @@ func runsOf(t *testing.T, rs []*pwrt.Result) []Run {
 		if r.Err != nil {
 			t.Fatalf("run %s: %v", r.Run.Name, r.Err)
 		}
-		tar, err := Tariff(r, tariff.OpenPrices)
+		run := Run{Result: r, Label: r.Run.Label()}
+		tar, err := Tariff(run, tariff.OpenPrices)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, Run{Result: r, Label: r.Run.Label(), Price: tar})
+		run.Price = tar
+		out = append(out, run)
 	}
 	return out
 }
@@ -203,8 +205,8 @@ func TestPowerPlotIntegratesToEnergy(t *testing.T) {
 	for _, r := range runsOf(t, rs) {
 		svg := PowerSVG(r)
 		d := parseSVG(t, svg)
-		x0, x1 := span(r.Result)
-		_, parts := powerParts(r.Result.States)
+		x0, x1 := span(r)
+		_, parts := powerParts(statesOf(r))
 		var px2 float64
 		for _, s := range d.Series {
 			if slices.Contains(parts, s.Name) {
@@ -448,7 +450,7 @@ func TestRealTraces(t *testing.T) {
 			checkCost(t, r)
 			hourly = hourly || r.Result.Run.Contract.Kind == pwrt.Hourly
 			d := parseSVG(t, PowerSVG(r))
-			_, parts := powerParts(r.Result.States)
+			_, parts := powerParts(statesOf(r))
 			for _, p := range parts {
 				if !slices.ContainsFunc(d.Series, func(s svgSeries) bool { return s.Name == p }) {
 					t.Errorf("%s: no series for component %s", r.Label, p)
@@ -523,5 +525,90 @@ func TestLegendWraps(t *testing.T) {
 	}
 	if got := strings.Join(joined, " "); got != long {
 		t.Errorf("wrapped legend reads %q, want %q", got, long)
+	}
+}
+
+// A Series gives back every row it was sent, bit for bit: whole numbers,
+// fractions, minus zero, infinities and NaN, above and below 2^53, and more
+// than 63 columns.
+func TestSeriesRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	cols := make([]string, 70)
+	for i := range cols {
+		cols[i] = "c" + strconv.Itoa(i)
+	}
+	special := []float64{0, math.Copysign(0, -1), 1, -1, 1 << 53, 1<<53 + 2, -(1 << 60), 0.5, 1e-300, math.Inf(1), math.Inf(-1), math.NaN(), 123456.789}
+	var s Series
+	s.Begin(cols)
+	var ts []float64
+	var rows [][]float64
+	row := make([]float64, len(cols))
+	tm := 1e9
+	for range 2000 {
+		for c := range row {
+			switch r.IntN(4) {
+			case 0:
+				row[c] = special[r.IntN(len(special))]
+			case 1:
+				row[c] = float64(r.IntN(5000) - 100)
+			}
+		}
+		if r.IntN(10) == 0 {
+			tm += r.Float64()
+		} else {
+			tm += float64(r.IntN(1000))
+		}
+		s.Record(tm, row)
+		ts, rows = append(ts, tm), append(rows, slices.Clone(row))
+	}
+	if s.Len() != len(rows) {
+		t.Fatalf("%d rows, want %d", s.Len(), len(rows))
+	}
+	if a, b := s.Span(); a != ts[0] || b != ts[len(ts)-1] {
+		t.Errorf("span %g..%g, want %g..%g", a, b, ts[0], ts[len(ts)-1])
+	}
+	i := 0
+	for tm, got := range s.Rows() {
+		if math.Float64bits(tm) != math.Float64bits(ts[i]) {
+			t.Fatalf("row %d: time %v, want %v", i, tm, ts[i])
+		}
+		for c := range got {
+			if math.Float64bits(got[c]) != math.Float64bits(rows[i][c]) {
+				t.Fatalf("row %d column %d: %v, want %v", i, c, got[c], rows[i][c])
+			}
+		}
+		i++
+	}
+	if i != len(rows) {
+		t.Fatalf("read %d rows back, want %d", i, len(rows))
+	}
+}
+
+// Figures drawn from a streamed Series are those drawn from the kept
+// series, byte for byte, and the Series is much smaller.
+func TestSeriesDrawsAsKept(t *testing.T) {
+	_, rs := quickstart(t)
+	for _, run := range runsOf(t, rs) {
+		ss := run.Result.States
+		var s Series
+		s.Begin(ss.Columns)
+		w := len(ss.Columns)
+		for i, tm := range ss.Times {
+			s.Record(tm, ss.Values[i*w:(i+1)*w])
+		}
+		streamed := run
+		streamed.States = &s
+		streamed.Result = new(pwrt.Result)
+		*streamed.Result = *run.Result
+		streamed.Result.States = nil
+		for name, f := range map[string]func(Run) []byte{"power": PowerSVG, "states": StatesSVG,
+			"utilization": func(r Run) []byte { return UtilizationSVG([]Run{r}) }} {
+			if !bytes.Equal(f(run), f(streamed)) {
+				t.Errorf("%s: %s figure differs when drawn from a Series", run.Label, name)
+			}
+		}
+		if full := 8 * (len(ss.Times) + len(ss.Values)); s.Bytes()*4 > full {
+			t.Errorf("%s: Series takes %d bytes for %d of rows", run.Label, s.Bytes(), full)
+		}
 	}
 }

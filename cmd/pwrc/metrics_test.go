@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pwrc/pwrc/compiler"
+	pwrt "github.com/pwrc/pwrc/runtime"
+)
+
+const (
+	metricsBegin = "<!-- pwrc metrics --format markdown: go test ./cmd/pwrc -run TestMetricsREADME -update -->\n"
+	metricsEnd   = "<!-- end of pwrc metrics -->\n"
+)
+
+// The README's table of report metrics is pwrc metrics --format markdown:
+// regenerate it with go test ./cmd/pwrc -run TestMetricsREADME -update.
+func TestMetricsREADME(t *testing.T) {
+	path := "../../README.md"
+	readme, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	i, j := strings.Index(text, metricsBegin), strings.Index(text, metricsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no block between %q and %q", metricsBegin, metricsEnd)
+	}
+	want := metricsMarkdown()
+	if got := text[i+len(metricsBegin) : j]; got != want {
+		if !*update {
+			t.Fatal("README.md's table of report metrics is out of date: go test ./cmd/pwrc -run TestMetricsREADME -update")
+		}
+		text = text[:i+len(metricsBegin)] + want + text[j:]
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"metrics", "--format", "markdown"}, &out, &out); code != 0 || out.String() != want {
+		t.Errorf("pwrc metrics --format markdown: exit %d, differs from the README's table", code)
+	}
+}
+
+// allMetrics has a machine with levels, pstates off, a base/peak
+// contract, a budget and a baseline, so that every metric has a value.
+const allMetrics = `import "std/policies"
+import "std/kunkel"
+machine racked {
+  nodes 64
+  level rack { size 16 node; power { fans 400 W; switch 60 W } }
+  power { off 6 W; idle 80 W; busy 250 W }
+  infrastructure 2 kW
+}
+policy capped from easy { budget 8 kW during peak; shutdown idle after 10 min }
+experiment all {
+  workload synthetic { jobs 600; load 70%; seed 2 }
+  machine  racked
+  contract kunkel_basepeak
+  policy   [easy, capped] baseline easy
+  report   REPORT
+}
+`
+
+// Every column of the catalogue is one `report` accepts, shows with the
+// catalogue's header and a value (not "?"), and names a JSON key the runs
+// have; the compiler and the tables know no metric it does not list.
+func TestMetricsCatalogue(t *testing.T) {
+	var calls, keys []string
+	for _, c := range pwrt.ReportCatalog {
+		call, key := metricCall(c), c.Key
+		if c.Arg == pwrt.ArgLevel {
+			call, key = c.Name+"(rack)", c.Key+":rack"
+		}
+		calls, keys = append(calls, call), append(keys, key)
+	}
+	path := filepath.Join(t.TempDir(), "all.pwr")
+	if err := os.WriteFile(path, []byte(strings.Replace(allMetrics, "REPORT", strings.Join(calls, ", "), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := compiler.Compile(path, compiler.Options{})
+	if res.Diags.HasErrors() {
+		var b bytes.Buffer
+		_ = res.Diags.Write(&b, res.Sources)
+		t.Fatalf("a report of every catalogue metric does not compile:\n%s", b.String())
+	}
+	e := res.Plan.Experiments[0]
+	if strings.Join(e.Report, " ") != strings.Join(keys, " ") {
+		t.Fatalf("report keys\n%v\nwant\n%v", e.Report, keys)
+	}
+	results := pwrt.Execute(context.Background(), res.Plan, pwrt.Options{Workers: 2})
+	for i, key := range e.Report {
+		c := pwrt.ReportCatalog[i]
+		col := metricColumn(key, results)
+		if want := c.HeaderFor("€", "rack"); col.header != want && col.header != c.HeaderFor("k€", "rack") {
+			t.Errorf("%s: header %q, want %q", key, col.header, want)
+		}
+		for _, r := range results {
+			if r.Err != nil {
+				t.Fatalf("run %s: %v", r.Run.Name, r.Err)
+			}
+			if cell := col.cell(r); cell == "?" || cell == "" {
+				t.Errorf("%s: run %s shows %q", key, r.Run.Name, cell)
+			}
+		}
+		// A run that shows a value has the JSON key too (but for figures
+		// whose key the JSON has only with powercaps, which this
+		// scenario lacks).
+		if c.JSON == "" || c.Name == "nodes_off" || c.Name == "bonus" {
+			continue
+		}
+		jk := strings.Replace(c.JSON, "_L", "_rack", 1)
+		for _, r := range results {
+			if _, found := metricsMap(r)[jk]; !found && col.cell(r) != "–" {
+				t.Errorf("%s: run %s shows %s, but its JSON has no %s", key, r.Run.Name, col.cell(r), jk)
+			}
+		}
+	}
+	// The headers the columns of powercaps, measure windows and the bill
+	// keep beside their cells are the catalogue's.
+	for _, key := range moreReportNames() {
+		c, _, ok := pwrt.ReportColumnOf(key)
+		if !ok {
+			t.Errorf("%s: not in the catalogue", key)
+			continue
+		}
+		if m, _ := moreColumn(key, nil); m.header != c.HeaderFor("€", "") {
+			t.Errorf("%s: render_more.go's header %q, the catalogue's %q", key, m.header, c.HeaderFor("€", ""))
+		}
+	}
+	// A name the catalogue does not list is refused, with a suggestion.
+	bad := strings.Replace(allMetrics, "REPORT", "wiat(q50)", 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = compiler.Compile(path, compiler.Options{})
+	var b bytes.Buffer
+	_ = res.Diags.Write(&b, res.Sources)
+	if !res.Diags.HasErrors() || !strings.Contains(b.String(), "did you mean `wait`") {
+		t.Errorf("wiat: %s", b.String())
+	}
+}
+
+// pwrc metrics lists every catalogue column, as text and as JSON.
+func TestMetricsCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"metrics"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1+len(pwrt.ReportCatalog) || !strings.HasPrefix(lines[0], "METRIC") {
+		t.Errorf("%d lines, want a header and %d metrics", len(lines), len(pwrt.ReportCatalog))
+	}
+	out.Reset()
+	if code := run([]string{"metrics", "--format", "json"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var ms []struct {
+		Metric, Unit, Definition string
+	}
+	if err := json.Unmarshal(out.Bytes(), &ms); err != nil || len(ms) != len(pwrt.ReportCatalog) {
+		t.Fatalf("%d metrics in JSON (%v)", len(ms), err)
+	}
+	for i, m := range ms {
+		if m.Metric != metricCall(pwrt.ReportCatalog[i]) || m.Definition == "" {
+			t.Errorf("metric %d: %+v", i, m)
+		}
+	}
+	if code := run([]string{"metrics", "--format", "yaml"}, &out, &errOut); code != exitUsage {
+		t.Errorf("--format yaml: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// The compiler's names are the catalogue's, in its order.
+func TestReportNamesAreTheCatalogue(t *testing.T) {
+	var names []string
+	for _, c := range pwrt.ReportCatalog {
+		if len(names) == 0 || names[len(names)-1] != c.Name {
+			names = append(names, c.Name)
+		}
+	}
+	if strings.Join(names, ",") != strings.Join(compiler.ReportNames, ",") {
+		t.Errorf("compiler.ReportNames %v\ncatalogue %v", compiler.ReportNames, names)
+	}
+}
