@@ -335,7 +335,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 			exp.Runs = append(exp.Runs, run.Index)
 		}
 	}
-	if !c.sameCurrency(p, exp, stmts["contract"]) {
+	if !c.sameCurrency(p, exp, stmts) {
 		return
 	}
 	c.checkReportLevels(p, exp)
@@ -1013,11 +1013,23 @@ func (c *compiler) account(s *lang.Stmt, b binding) *runtime.Window {
 }
 
 // sameCurrency requires the runs of an experiment to price energy in one
-// currency: its table has one money unit, and savings subtract costs.
-func (c *compiler) sameCurrency(p *runtime.Plan, exp *runtime.Experiment, field *lang.Stmt) bool {
+// currency, that of their machines' costs: its table has one money unit,
+// savings subtract costs and the TCO adds them.
+func (c *compiler) sameCurrency(p *runtime.Plan, exp *runtime.Experiment, stmts map[string]*lang.Stmt) bool {
+	field := stmts["contract"]
 	var first *runtime.Run
 	for _, i := range exp.Runs {
 		r := p.Runs[i]
+		if mc := r.Machine.Costs; mc != nil && mc.Currency != "" && mc.Currency != r.Contract.Currency {
+			at := stmts["machine"]
+			if at == nil {
+				at = field
+			}
+			c.diags.Errorf(at.Range, "machine `%s` costs %s but contract `%s` prices energy in %s",
+				r.Machine.Name, mc.Currency, r.Contract.Name, r.Contract.Currency).
+				With("The TCO adds the two; write the machine's `costs` in %s.", r.Contract.Currency)
+			return false
+		}
 		if first == nil {
 			first = r
 			continue

@@ -115,6 +115,52 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 					{name: "slowdown", usage: "slowdown 1.63 at 1.2 GHz", decode: func(s *lang.Stmt) { ownSlowdown = s }},
 				})
 			}},
+			{name: "costs", usage: "costs { system 16.5 MEUR; lifetime 5 y; annual 4 MEUR per year }", decode: func(s *lang.Stmt) {
+				if len(s.Args) > 0 || s.Body == nil {
+					c.diags.Errorf(s.Range, "`costs` takes a block").
+						With("Write e.g. `costs { system 16.5 MEUR; lifetime 5 y }`.")
+					return
+				}
+				mc := &runtime.MachineCosts{Lifetime: 5 * 365 * 86400}
+				money := func(v lang.Value, field string) (float64, bool) {
+					x, unit, ok := c.quantity(v, b, lang.Money, field)
+					if ok && unit != "" {
+						if mc.Currency != "" && unit != mc.Currency {
+							c.diags.Errorf(v.Range(), "the machine's costs mix currencies: %s and %s", mc.Currency, unit).With("Write them in one currency.")
+							return 0, false
+						}
+						mc.Currency = unit
+					}
+					return x, ok
+				}
+				c.decodeBlock("the costs of "+what(cd), s.Body, []fieldSpec{
+					{name: "system", usage: "system 16.5 MEUR", decode: func(s *lang.Stmt) {
+						if c.args(s, 1, 1, "system 16.5 MEUR") {
+							if x, ok := money(s.Args[0], "system"); ok {
+								mc.System = x
+							}
+						}
+					}},
+					{name: "lifetime", usage: "lifetime 5 y", decode: func(s *lang.Stmt) {
+						if c.args(s, 1, 1, "lifetime 5 y") {
+							if x, ok := c.nonNegative(s.Args[0], b, lang.Time, "lifetime"); ok && x > 0 {
+								mc.Lifetime = x
+							}
+						}
+					}},
+					{name: "annual", usage: "annual 4 MEUR per year", decode: func(s *lang.Stmt) {
+						a := s.Args
+						if len(a) != 3 || a[1].Text() != "per" || a[2].Text() != "year" {
+							c.diags.Errorf(argsRange(s), "expected `annual COST per year`").With("Write e.g. `annual 4 MEUR per year`: staff and maintenance.")
+							return
+						}
+						if x, ok := money(a[0], "annual"); ok {
+							mc.Annual = x
+						}
+					}},
+				})
+				m.Costs = mc
+			}},
 			{name: "infrastructure", usage: "infrastructure 130 kW` or `infrastructure 85 W per node", decode: func(s *lang.Stmt) {
 				if !c.args(s, 1, 3, "infrastructure 130 kW` or `infrastructure 85 W per node") {
 					return

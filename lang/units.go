@@ -60,6 +60,7 @@ func init() {
 	add(Time, 60, "", "min")
 	add(Time, 3600, "", "h")
 	add(Time, 86400, "", "d")
+	add(Time, 365*86400, "", "y") // a year of 365 days
 	add(Fraction, 0.01, "", "%")
 	add(Frequency, 1, "", "Hz")
 	add(Frequency, 1e3, "", "kHz")
@@ -115,7 +116,7 @@ var unitAliases = map[string]string{
 	"sec": "s", "secs": "s", "second": "s", "seconds": "s",
 	"mins": "min", "minute": "min", "minutes": "min",
 	"hr": "h", "hrs": "h", "hour": "h", "hours": "h",
-	"day": "d", "days": "d",
+	"day": "d", "days": "d", "year": "y", "years": "y", "yr": "y",
 	"msec": "ms", "millisecond": "ms", "milliseconds": "ms",
 	"percent": "%", "pct": "%",
 	"hertz": "Hz",

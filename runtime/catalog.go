@@ -178,8 +178,31 @@ var ReportCatalog = func() []ReportColumn {
 			Doc: "the overrun's price, included in the cost"},
 		{Name: "co2", Header: "CO2\nt", Unit: "t", JSON: "co2_t",
 			Doc: "carbon emitted: ∫ intensity × power dt; – for a contract without carbon intensity"},
+		// Kunkel et al.'s theory of the run (kunkel.md §1.7, §4.4).
+		{Name: "mean_price", Header: "Mean price\nper kWh", Unit: "currency/kWh", JSON: "mean_price",
+			Doc: "the contract's time-average price over the clock hours of the accounted span"},
+		{Name: "oracle", Arg: "best", Default: true, Key: "oracle_best", Header: "Best price\nper kWh", Unit: "currency/kWh", JSON: "oracle_best_price",
+			Doc: "Listing 1: the mean of the ⌊H·U⌋ cheapest hours, where the run's work would go at full utilization"},
+		{Name: "oracle", Arg: "worst", Key: "oracle_worst", Header: "Worst price\nper kWh", Unit: "currency/kWh", JSON: "oracle_worst_price",
+			Doc: "Listing 1: the mean of the other hours"},
+		{Name: "theory_shutdown_saving", Header: "Shutdown saving\n{money}", Unit: "currency", JSON: "theory_shutdown_saving",
+			Doc: "Eq. 4: (1 − U) × the energy of every node idle over the span, at the mean price"},
+		{Name: "theory_infra_saving", Header: "Infra saving\n{money}", Unit: "currency", JSON: "theory_infra_saving",
+			Doc: "(1 − U) × the infrastructure's energy, at the mean price"},
+		{Name: "oracle_cost_all", Header: "Oracle all\n{money}", Unit: "currency", JSON: "oracle_cost_all",
+			Doc: "Eq. 5–6: (U·(E_infra + E_idle) + E_job) × BestPrice: work packed into the cheapest hours, nodes and infrastructure off otherwise"},
+		{Name: "oracle_cost_client", Header: "Oracle client\n{money}", Unit: "currency", JSON: "oracle_cost_client",
+			Doc: "Eq. 7: the same with the infrastructure on all the time, (1 − U)·E_infra at WorstPrice"},
+		{Name: "tco", Arg: "current", Default: true, Key: "tco_current", Header: "TCO per year\n{money}", Unit: "currency", JSON: "tco_current",
+			Doc: "Table 15 (a): the machine's costs per year (system / lifetime + annual) plus Table 3's baseline energy cost (every node on, at the mean price) over the run's span, which is not scaled to a year (as in the paper: replay a year); – without machine `costs`"},
+		{Name: "tco", Arg: "optimal_energy", Key: "tco_optimal_energy", Header: "TCO opt. energy\n{money}", Unit: "currency", JSON: "tco_optimal_energy",
+			Doc: "Table 15 (b): the same with the oracle's energy cost"},
+		{Name: "tco", Arg: "procurement", Key: "tco_procurement", Header: "TCO procurement\n{money}", Unit: "currency", JSON: "tco_procurement",
+			Doc: "Table 15 (c): the system bought at U of its size (annual costs unchanged), running (b)'s energy at the mean price"},
 	} {
-		m.Key = m.Name
+		if m.Key == "" {
+			m.Key = m.Name
+		}
 		c = append(c, m)
 	}
 	return c

@@ -85,6 +85,8 @@ type Metrics struct {
 	// "work"; DVFS stretches it), the same divided by each job's s(f)
 	// (work at full speed), and the means of nodes off and of the level
 	// power saved against all levels on (the "bonus").
+	Theory                    Theory // Kunkel et al.'s analysis of the run, if HasTheory
+	HasTheory                 bool
 	Measured                  bool
 	Launched                  int
 	CPUSeconds, UsefulSeconds float64
@@ -237,6 +239,7 @@ func (s *sim) metrics() Metrics {
 	}
 	s.levelMetrics(&m, span)
 	s.billMetrics(&m)
+	s.theory(&m, m.AccountFrom, m.AccountTo)
 	if span > 0 {
 		m.NodesOffMean = l.OffNodeSeconds / span
 		if sv, _ := m.LevelSaving(); len(m.Levels) > 0 {

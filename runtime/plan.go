@@ -194,9 +194,20 @@ type Machine struct {
 	// node at pstate p draws PStates[p].Power instead of Power.Busy.
 	// Empty: one state, Power.Busy.
 	PStates []PState
+	// Costs, when set, are what owning the machine costs, for Kunkel et
+	// al.'s TCO (Eq. 1, Table 15).
+	Costs *MachineCosts
 	// Slowdown is the run-time factor at the lowest pstate (≥ 1); s(f) is
 	// linear in f, 1 at the highest: s(f) = 1 + (Slowdown−1)(f₀−f)/(f₀−f_min).
 	Slowdown float64
+}
+
+// MachineCosts are a machine's costs besides energy, in a currency.
+type MachineCosts struct {
+	System   float64 // procurement, paid once
+	Lifetime float64 // s, the system is written off over it
+	Annual   float64 // per year: staff, maintenance
+	Currency string
 }
 
 // Level is a kind of grouping of nodes (a chassis, a rack) and the power

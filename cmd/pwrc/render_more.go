@@ -35,6 +35,29 @@ var moreMetrics = map[string]moreMetric{
 	"utilization_hours": {"Utilization\nhours", 0, func(m *pwrt.Metrics) (float64, bool) { return m.UtilizationHours, m.HasBill }},
 	"energy_overrun":    {"Overrun\nMWh", 2, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyOverrun / 3.6e9, m.HasBill }},
 	"co2":               {"CO2\nt", 2, func(m *pwrt.Metrics) (float64, bool) { return m.CO2 / 1e6, m.HasCarbon }},
+	"mean_price":        {"Mean price\nper kWh", 4, theory(func(t *pwrt.Theory) float64 { return t.MeanPrice })},
+	"oracle_best":       {"Best price\nper kWh", 4, theory(func(t *pwrt.Theory) float64 { return t.Best })},
+	"oracle_worst":      {"Worst price\nper kWh", 4, theory(func(t *pwrt.Theory) float64 { return t.Worst })},
+}
+
+// theory reads a figure of the run's Theory, if it has one.
+func theory(f func(t *pwrt.Theory) float64) func(m *pwrt.Metrics) (float64, bool) {
+	return func(m *pwrt.Metrics) (float64, bool) {
+		if !m.HasTheory {
+			return 0, false
+		}
+		return f(&m.Theory), true
+	}
+}
+
+// tco reads a yearly TCO, if the machine has costs.
+func tco(f func(t *pwrt.Theory) float64) func(m *pwrt.Metrics) (float64, bool) {
+	return func(m *pwrt.Metrics) (float64, bool) {
+		if !m.HasTheory || !m.Theory.HasTCO {
+			return 0, false
+		}
+		return f(&m.Theory), true
+	}
 }
 
 // moreMoney are the bill's charges, in the table's money unit.
@@ -42,9 +65,16 @@ var moreMoney = map[string]struct {
 	header string
 	get    func(m *pwrt.Metrics) (float64, bool)
 }{
-	"band_penalty":  {"Band penalty\n", func(m *pwrt.Metrics) (float64, bool) { return m.Band.Penalty, m.HasBand }},
-	"demand_charge": {"Demand charge\n", func(m *pwrt.Metrics) (float64, bool) { return m.DemandCharge, m.HasBill }},
-	"overrun_cost":  {"Overrun\n", func(m *pwrt.Metrics) (float64, bool) { return m.OverrunCost, m.HasBill }},
+	"band_penalty":           {"Band penalty\n", func(m *pwrt.Metrics) (float64, bool) { return m.Band.Penalty, m.HasBand }},
+	"demand_charge":          {"Demand charge\n", func(m *pwrt.Metrics) (float64, bool) { return m.DemandCharge, m.HasBill }},
+	"overrun_cost":           {"Overrun\n", func(m *pwrt.Metrics) (float64, bool) { return m.OverrunCost, m.HasBill }},
+	"theory_shutdown_saving": {"Shutdown saving\n", theory(func(t *pwrt.Theory) float64 { return t.ShutdownSaving })},
+	"theory_infra_saving":    {"Infra saving\n", theory(func(t *pwrt.Theory) float64 { return t.InfraSaving })},
+	"oracle_cost_all":        {"Oracle all\n", theory(func(t *pwrt.Theory) float64 { return t.CostAll })},
+	"oracle_cost_client":     {"Oracle client\n", theory(func(t *pwrt.Theory) float64 { return t.CostClient })},
+	"tco_current":            {"TCO per year\n", tco(func(t *pwrt.Theory) float64 { return t.TCOCurrent })},
+	"tco_optimal_energy":     {"TCO opt. energy\n", tco(func(t *pwrt.Theory) float64 { return t.TCOOptimalEnergy })},
+	"tco_procurement":        {"TCO procurement\n", tco(func(t *pwrt.Theory) float64 { return t.TCOProcurement })},
 }
 
 // moreReportNames are the report names moreColumn renders.
@@ -113,5 +143,15 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 	}
 	if m.HasCarbon {
 		out["co2_t"] = m.CO2 / 1e6
+	}
+	if m.HasTheory {
+		t := &m.Theory
+		out["mean_price"], out["oracle_best_price"], out["oracle_worst_price"] = t.MeanPrice, t.Best, t.Worst
+		out["theory_shutdown_saving"], out["theory_infra_saving"] = t.ShutdownSaving, t.InfraSaving
+		out["oracle_cost_all"], out["oracle_cost_client"] = t.CostAll, t.CostClient
+		out["theory_energy_infra_mwh"], out["theory_energy_idle_mwh"], out["theory_energy_job_mwh"] = t.EnergyInfra/1e3, t.EnergyIdle/1e3, t.EnergyJob/1e3
+		if t.HasTCO {
+			out["tco_current"], out["tco_optimal_energy"], out["tco_procurement"] = t.TCOCurrent, t.TCOOptimalEnergy, t.TCOProcurement
+		}
 	}
 }

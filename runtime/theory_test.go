@@ -1,0 +1,148 @@
+package runtime
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/pwrc/pwrc/runtime/machine"
+	"github.com/pwrc/pwrc/runtime/tariff"
+)
+
+// theoryMachine is Mistral-like in proportion: nodes that draw nothing off
+// and boot for free, so that switching them off saves exactly their idle
+// power, and infrastructure a fifth of the busy machine.
+func theoryMachine(nodes int) Machine {
+	return Machine{Name: "m", Nodes: nodes, Power: NodePower{Off: 0, Idle: 70, Busy: 260}, Infrastructure: 52 * float64(nodes)}
+}
+
+// TestTheoryFlatPrice is kunkel.md §6 checks 1 and 10 on random
+// workloads: under a flat price the mean, best and worst prices are the
+// price; the always-on EASY run costs the theory's baseline; and what
+// switching idle nodes off saves in the engine (EASY with shutdown, same
+// schedule) is Eq. 4 with the run's own utilization and span.
+func TestTheoryFlatPrice(t *testing.T) {
+	clock := tariff.Clock{Loc: time.UTC}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		nodes := 16 + rng.IntN(48)
+		jobs := randomJobs(rng, 800, nodes, []float64{1, 60}[seed%2])
+		m := theoryMachine(nodes)
+		run := func(pol Policy) Metrics {
+			s, err := simulate(jobs, &m, nodes, &pol, constPower(len(jobs), 260), math.Inf(1), clock, tariff.Flat(0.145))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s.metrics()
+		}
+		on := run(Policy{Name: "easy", Backfill: EASY})
+		off := run(Policy{Name: "easy_off", Backfill: EASY, Shutdown: &Shutdown{After: 0}})
+		if !on.HasTheory || !off.HasTheory {
+			t.Fatal("no theory")
+		}
+		th := on.Theory
+		if th.MeanPrice != 0.145 || th.Best != 0.145 || th.Worst != 0.145 {
+			t.Errorf("seed %d: mean, best, worst %v %v %v under a flat 0.145", seed, th.MeanPrice, th.Best, th.Worst)
+		}
+		if !nearRel(th.Baseline, on.Cost, 1e-9) {
+			t.Errorf("seed %d: baseline %v, always-on cost %v", seed, th.Baseline, on.Cost)
+		}
+		if !nearRel(th.ShutdownSaving, on.Cost-off.Cost, 1e-9) {
+			t.Errorf("seed %d: Eq. 4 %v, engine's saving %v", seed, th.ShutdownSaving, on.Cost-off.Cost)
+		}
+		if !nearRel(th.ShutdownSaving, on.CostBy[machine.Idle], 1e-9) {
+			t.Errorf("seed %d: Eq. 4 %v, idle cost %v", seed, th.ShutdownSaving, on.CostBy[machine.Idle])
+		}
+		// Shutting down changes neither the schedule nor the theory.
+		if off.Theory != on.Theory {
+			t.Errorf("seed %d: theory differs with shutdown:\n%+v\n%+v", seed, off.Theory, on.Theory)
+		}
+		// Flat: the oracles save what shutdown (and infrastructure off) saves.
+		if !nearRel(th.CostAll, th.Baseline-th.ShutdownSaving-th.InfraSaving, 1e-9) || !nearRel(th.CostClient, th.Baseline-th.ShutdownSaving, 1e-9) {
+			t.Errorf("seed %d: oracle all %v, client %v; baseline %v, savings %v, %v", seed, th.CostAll, th.CostClient, th.Baseline, th.ShutdownSaving, th.InfraSaving)
+		}
+	}
+}
+
+// TestOracleLowerBound is kunkel.md §6 check 11: under hourly prices
+// (negative ones too) no schedule that switches idle nodes off costs less
+// than the client oracle, up to the part of the first and last clock hours
+// the run does not cover, and the all-off oracle costs no more than the
+// client's.
+func TestOracleLowerBound(t *testing.T) {
+	clock := tariff.Clock{Loc: time.UTC}
+	for seed := range uint64(8) {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		nodes := 16 + rng.IntN(48)
+		jobs := randomJobs(rng, 1500, nodes, 60)
+		prices := make([]float64, 24*7)
+		for i := range prices {
+			prices[i] = 0.06 + 0.2*rng.Float64()
+			if rng.IntN(30) == 0 {
+				prices[i] = -0.05 * rng.Float64()
+			}
+		}
+		tar := tariff.Hourly(clock, &tariff.Series{Name: "p", Prices: prices}, time.Unix(0, 0).UTC())
+		m := theoryMachine(nodes)
+		for _, pol := range []Policy{
+			{Name: "fcfs_off", Shutdown: &Shutdown{After: 0}},
+			{Name: "easy_off", Backfill: EASY, Shutdown: &Shutdown{After: 600}},
+		} {
+			s, err := simulate(jobs, &m, nodes, &pol, constPower(len(jobs), 260), math.Inf(1), clock, tar)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := s.metrics()
+			th := r.Theory
+			// The oracle prices whole clock hours; the run covers the first
+			// and last only in part. Allow the dearest price on their share
+			// of the machine's full power.
+			edge := (float64(th.Hours)*3600 - (r.AccountTo - r.AccountFrom)) / 3.6e6 * (m.Infrastructure + float64(nodes)*m.Power.Busy) * 0.26
+			if r.Cost < th.CostClient-edge {
+				t.Errorf("seed %d %s: cost %v below the client oracle %v (edge allowance %v)", seed, pol.Name, r.Cost, th.CostClient, edge)
+			}
+			if th.CostAll > th.CostClient {
+				t.Errorf("seed %d %s: oracle all %v above client %v", seed, pol.Name, th.CostAll, th.CostClient)
+			}
+			if th.Best > th.MeanPrice || th.MeanPrice > th.Worst {
+				t.Errorf("seed %d %s: best %v, mean %v, worst %v out of order", seed, pol.Name, th.Best, th.MeanPrice, th.Worst)
+			}
+		}
+	}
+}
+
+func nearRel(a, b, rel float64) bool {
+	return math.Abs(a-b) <= rel*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// TestTheoryTCO: Table 15's three yearly costs from a machine's costs and
+// the run's theory (kunkel.md §1.8).
+func TestTheoryTCO(t *testing.T) {
+	clock := tariff.Clock{Loc: time.UTC}
+	rng := rand.New(rand.NewPCG(5, 5))
+	jobs := randomJobs(rng, 600, 32, 60)
+	m := theoryMachine(32)
+	m.Costs = &MachineCosts{System: 16.5e6, Lifetime: 5 * 365 * 86400, Annual: 4e6, Currency: "EUR"}
+	pol := Policy{Name: "easy", Backfill: EASY}
+	s, err := simulate(jobs, &m, 32, &pol, constPower(len(jobs), 260), math.Inf(1), clock, tariff.Flat(0.145))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.metrics()
+	th := r.Theory
+	if !th.HasTCO {
+		t.Fatal("no TCO with machine costs")
+	}
+	perYear := 16.5e6/5 + 4e6 // 7,300 k€: DKRZ's system expenditure
+	if !nearRel(th.TCOCurrent, perYear+th.Baseline, 1e-12) || !nearRel(th.TCOOptimalEnergy, perYear+th.CostAll, 1e-12) {
+		t.Errorf("TCO current %v, optimal energy %v; want %v + %v, + %v", th.TCOCurrent, th.TCOOptimalEnergy, perYear, th.Baseline, th.CostAll)
+	}
+	// Flat: the optimal schedule's energy at the mean price is CostAll.
+	if want := 16.5e6*th.U/5 + 4e6 + th.CostAll; !nearRel(th.TCOProcurement, want, 1e-12) {
+		t.Errorf("TCO procurement %v, want %v", th.TCOProcurement, want)
+	}
+	if th.U != r.Utilization {
+		t.Errorf("theory's U %v, run's utilization %v", th.U, r.Utilization)
+	}
+}
