@@ -132,6 +132,7 @@ func runCmd(stdout, stderr io.Writer) *cobra.Command {
 		reportFile, jobsFormat, shard        string
 		sets                                 []string
 		workers                              int
+		theory                               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE",
@@ -230,7 +231,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				return writeShard(args[0], experiment, sets, res, shardI, shardN, part, results, out, stdout, stderr)
 			}
 			var buf bytes.Buffer
-			if err := render(&buf, format, res.Plan, results); err != nil {
+			if err := render(&buf, format, theory, res.Plan, results); err != nil {
 				return err
 			}
 			failed := 0
@@ -276,6 +277,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	f.StringVar(&reportFile, "report", "", "write an HTML report (tables and plots, self-contained) to this file")
 	f.StringVar(&shard, "shard", "", "run only shard i of n of the plan (i/n) and write a shard file for pwrc merge")
+	f.BoolVar(&theory, "theory", false, "after each table, Kunkel et al.'s theory per workload and contract: mean/best/worst price, Eq. 4-7 savings and oracles, TCO (CSV and JSON always carry it)")
 	return cmd
 }
 

@@ -19,7 +19,10 @@ import (
 )
 
 // render writes the results of a plan in the requested format.
-func render(w io.Writer, format string, p *pwrt.Plan, results []*pwrt.Result) error {
+// render writes the results in a format; with theory, each experiment's
+// table is followed by its theory table (CSV and JSON carry the theory in
+// every run's keys).
+func render(w io.Writer, format string, theory bool, p *pwrt.Plan, results []*pwrt.Result) error {
 	switch format {
 	case "json":
 		return renderJSON(w, results)
@@ -32,6 +35,11 @@ func render(w io.Writer, format string, p *pwrt.Plan, results []*pwrt.Result) er
 		}
 		if err := renderTable(w, format == "markdown", p, e, results); err != nil {
 			return err
+		}
+		if theory {
+			if err := renderTheory(w, format == "markdown", p, e, results); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

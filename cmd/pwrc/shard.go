@@ -224,6 +224,7 @@ func listNames(names []string) string {
 
 func mergeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var format, outFile string
+	var theory bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD.json...",
 		Short: "Join the shard files of a sweep into the tables a single run prints",
@@ -246,7 +247,7 @@ on stderr, and make the exit code 1, as with pwrc run.`,
 				return err
 			}
 			var buf bytes.Buffer
-			if err := render(&buf, format, plan, results); err != nil {
+			if err := render(&buf, format, theory, plan, results); err != nil {
 				return err
 			}
 			failed := 0
@@ -273,6 +274,7 @@ on stderr, and make the exit code 1, as with pwrc run.`,
 		}),
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
+	cmd.Flags().BoolVar(&theory, "theory", false, "after each table, Kunkel et al.'s theory, as pwrc run --theory")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file (atomically) instead of stdout")
 	return cmd
 }
