@@ -494,6 +494,12 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 	if has("budget") {
 		notes = append(notes, "Budget: a cap on the jobs' power while it applies; jobs already running when it starts to apply are not stopped, so on-peak means can exceed it.")
 	}
+	if has("tco_current", "tco_optimal_energy", "tco_procurement") {
+		notes = append(notes, "TCO per year (Kunkel et al., Table 15): the machine's system cost over its lifetime plus its annual costs, plus the energy cost of the run's own days, not scaled to a year: replay about a year of jobs.")
+	}
+	if has("oracle_cost_all", "oracle_cost_client", "oracle_best", "oracle_worst", "theory_shutdown_saving", "theory_infra_saving") {
+		notes = append(notes, "Theory (Kunkel et al.): each run's own utilization U and span; best and worst prices are the means of the ⌊H·U⌋ cheapest and the other clock hours the span covers.")
+	}
 	if has("inverse_pairs") && e.Baseline != nil {
 		notes = append(notes, fmt.Sprintf("Inverse pairs: pairs of jobs that start in the opposite order with %s %s (ties not counted).", e.Baseline.Dim, e.Baseline.Value))
 	}
