@@ -134,9 +134,18 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 					return x, ok
 				}
 				c.decodeBlock("the costs of "+what(cd), s.Body, []fieldSpec{
-					{name: "system", usage: "system 16.5 MEUR", decode: func(s *lang.Stmt) {
-						if c.args(s, 1, 1, "system 16.5 MEUR") {
-							if x, ok := money(s.Args[0], "system"); ok {
+					{name: "system", usage: "system 16.5 MEUR` or `system 11 kEUR per node", decode: func(s *lang.Stmt) {
+						a := s.Args
+						perNode := len(a) == 3 && a[1].Text() == "per" && a[2].Text() == "node"
+						if len(a) != 1 && !perNode {
+							c.diags.Errorf(argsRange(s), "expected `system COST` or `system COST per node`").With("Write e.g. `system 16.5 MEUR` for the machine, or `system 11 kEUR per node`.")
+							return
+						}
+						if x, ok := money(a[0], "system"); ok {
+							mc.System, mc.SystemPerNode = 0, 0
+							if perNode {
+								mc.SystemPerNode = x
+							} else {
 								mc.System = x
 							}
 						}
@@ -150,12 +159,22 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 					}},
 					{name: "annual", usage: "annual 4 MEUR per year", decode: func(s *lang.Stmt) {
 						a := s.Args
-						if len(a) != 3 || a[1].Text() != "per" || a[2].Text() != "year" {
-							c.diags.Errorf(argsRange(s), "expected `annual COST per year`").With("Write e.g. `annual 4 MEUR per year`: staff and maintenance.")
+						words := make([]string, len(a))
+						for i, x := range a {
+							words[i] = x.Text()
+						}
+						tail := strings.Join(words[min(1, len(words)):], " ")
+						if len(a) < 3 || (tail != "per year" && tail != "per node per year") {
+							c.diags.Errorf(argsRange(s), "expected `annual COST per year` or `annual COST per node per year`").With("Write e.g. `annual 4 MEUR per year`: staff and maintenance.")
 							return
 						}
 						if x, ok := money(a[0], "annual"); ok {
-							mc.Annual = x
+							mc.Annual, mc.AnnualPerNode = 0, 0
+							if tail == "per node per year" {
+								mc.AnnualPerNode = x
+							} else {
+								mc.Annual = x
+							}
 						}
 					}},
 				})

@@ -202,12 +202,13 @@ type Machine struct {
 	Slowdown float64
 }
 
-// MachineCosts are a machine's costs besides energy, in a currency.
+// MachineCosts are a machine's costs besides energy, in a currency: the
+// machine's own plus so much per node, for machines sized to a trace.
 type MachineCosts struct {
-	System   float64 // procurement, paid once
-	Lifetime float64 // s, the system is written off over it
-	Annual   float64 // per year: staff, maintenance
-	Currency string
+	System, SystemPerNode float64 // procurement, paid once
+	Lifetime              float64 // s, the system is written off over it
+	Annual, AnnualPerNode float64 // per year: staff, maintenance
+	Currency              string
 }
 
 // Level is a kind of grouping of nodes (a chassis, a rack) and the power

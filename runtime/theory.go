@@ -62,7 +62,8 @@ func (s *sim) theory(m *Metrics, from, to float64) {
 		Baseline: th.Baseline(e), ShutdownSaving: th.ShutdownSaving(e), InfraSaving: th.InfraSaving(e),
 		CostAll: th.CostAll(e), CostClient: th.CostClient(e)}
 	if c := s.machine.Costs; c != nil {
-		o := oracle.Ownership{System: c.System, Lifetime: c.Lifetime / (365 * 86400), Annual: c.Annual}
+		n := float64(s.nodes)
+		o := oracle.Ownership{System: c.System + n*c.SystemPerNode, Lifetime: c.Lifetime / (365 * 86400), Annual: c.Annual + n*c.AnnualPerNode}
 		t.HasTCO = true
 		t.TCOCurrent, t.TCOOptimalEnergy, t.TCOProcurement = th.YearlyTCO(o, e)
 	}

@@ -145,4 +145,13 @@ func TestTheoryTCO(t *testing.T) {
 	if th.U != r.Utilization {
 		t.Errorf("theory's U %v, run's utilization %v", th.U, r.Utilization)
 	}
+	// The same costs per node of the 32 give the same TCO.
+	m.Costs = &MachineCosts{SystemPerNode: 16.5e6 / 32, Lifetime: 5 * 365 * 86400, AnnualPerNode: 4e6 / 32, Currency: "EUR"}
+	s, err = simulate(jobs, &m, 32, &pol, constPower(len(jobs), 260), math.Inf(1), clock, tariff.Flat(0.145))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pn := s.metrics().Theory; !nearRel(pn.TCOCurrent, th.TCOCurrent, 1e-12) || !nearRel(pn.TCOProcurement, th.TCOProcurement, 1e-12) {
+		t.Errorf("per node: TCO %v, %v; for the machine %v, %v", pn.TCOCurrent, pn.TCOProcurement, th.TCOCurrent, th.TCOProcurement)
+	}
 }
