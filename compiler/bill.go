@@ -163,12 +163,26 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 		}},
 		{name: "carbon", usage: "carbon 350 g/kWh` or `carbon hourly \"intensity.csv\"", decode: func(s *lang.Stmt) {
 			a := s.Args
+			if len(a) == 2 && a[0].Text() == "hourly" && a[1].Text() == "generate" && s.Body != nil {
+				intensity := func(v lang.Value, field string) (float64, bool) {
+					return c.nonNegative(v, b, lang.Carbon, field)
+				}
+				if g := c.generator(s, b, "carbon", intensity); g != nil {
+					k.CarbonGenerate, k.CarbonSeries, k.HasCarbon = g, "", true
+				}
+				return
+			}
+			if s.Body != nil {
+				c.diags.Errorf(s.Body.Range, "only `carbon hourly generate` takes a block").
+					With("Write `carbon 350 g/kWh`, `carbon hourly \"intensity.csv\"` or `carbon hourly generate { … }`.")
+				return
+			}
 			if len(a) == 2 && a[0].Text() == "hourly" {
 				str, ok := c.str(a[1], b, "carbon hourly", `carbon hourly "intensity.csv"`)
 				if !ok {
 					return
 				}
-				k.CarbonSeries, k.HasCarbon = c.path(str), true
+				k.CarbonSeries, k.CarbonGenerate, k.HasCarbon = c.path(str), nil, true
 				if b != nil {
 					c.dataFile(k.CarbonSeries, str.R, "carbon intensity series", false)
 				}
@@ -178,7 +192,7 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 				return
 			}
 			if v, ok := c.nonNegative(a[0], b, lang.Carbon, "carbon"); ok {
-				k.Carbon, k.CarbonSeries, k.HasCarbon = v, "", true
+				k.Carbon, k.CarbonSeries, k.CarbonGenerate, k.HasCarbon = v, "", nil, true
 			}
 		}},
 	}

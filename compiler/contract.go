@@ -106,7 +106,7 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 				k.Prices, k.PriceFormat, k.PriceScale, k.PriceUnit, k.SeriesStart, k.Repeat = "", tariff.Format{}, 1, "", "", false
 				k.Generate = nil
 				if len(s.Args) == 1 && s.Args[0].Text() == "generate" {
-					k.Generate = c.generator(s, b, price)
+					k.Generate = c.generator(s, b, "price", price)
 					k.Repeat = true // a generated series repeats over longer runs
 					return
 				}

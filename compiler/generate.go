@@ -8,8 +8,15 @@ import (
 )
 
 // generator reads `hourly generate { … }`: a synthetic price series in
-// the manner of Kunkel et al.'s T1–T3 (kunkel.md §4.6).
-func (c *compiler) generator(s *lang.Stmt, b binding, price func(lang.Value, string) (float64, bool)) *tariff.Generator {
+// the manner of Kunkel et al.'s T1–T3 (kunkel.md §4.6), or with what
+// "carbon", a carbon intensity series in g/kWh (`carbon hourly generate`);
+// value reads the unit and mean in the series' quantity.
+func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(lang.Value, string) (float64, bool)) *tariff.Generator {
+	price := value
+	unitUsage, meanUsage, label := "unit 0.01 EUR/kWh", "mean 0.14 EUR/kWh", "the price generator"
+	if what == "carbon" {
+		unitUsage, meanUsage, label = "unit 10 g/kWh", "mean 350 g/kWh", "the carbon intensity generator"
+	}
 	g := &tariff.Generator{Hours: 12000, Seed: 1, Unit: 1, Mean: math.NaN()}
 	number := func(v lang.Value, field string) (float64, bool) {
 		x, _, ok := c.quantity(v, b, lang.Dimensionless, field)
@@ -24,7 +31,7 @@ func (c *compiler) generator(s *lang.Stmt, b binding, price func(lang.Value, str
 		c.diags.Errorf(argsRange(s), "expected `%s`", usage)
 		ok = false
 	}
-	c.decodeBlock("the price generator", s.Body, []fieldSpec{
+	c.decodeBlock(label, s.Body, []fieldSpec{
 		{name: "hours", usage: "hours 12000", decode: func(s *lang.Stmt) {
 			if c.args(s, 1, 1, "hours 12000") {
 				if n, good := c.count(s.Args[0], b, "hours", 1); good {
@@ -39,8 +46,8 @@ func (c *compiler) generator(s *lang.Stmt, b binding, price func(lang.Value, str
 				}
 			}
 		}},
-		{name: "unit", usage: "unit 0.01 EUR/kWh", decode: func(s *lang.Stmt) {
-			if c.args(s, 1, 1, "unit 0.01 EUR/kWh") {
+		{name: "unit", usage: unitUsage, decode: func(s *lang.Stmt) {
+			if c.args(s, 1, 1, unitUsage) {
 				if p, good := price(s.Args[0], "unit"); good {
 					g.Unit = p
 				}
@@ -127,8 +134,8 @@ func (c *compiler) generator(s *lang.Stmt, b binding, price func(lang.Value, str
 				g.Adds = append(g.Adds, tariff.Add{From: from.Seconds / 3600, To: to.Seconds / 3600, Value: v})
 			}
 		}},
-		{name: "mean", usage: "mean 0.14 EUR/kWh", decode: func(s *lang.Stmt) {
-			if c.args(s, 1, 1, "mean 0.14 EUR/kWh") {
+		{name: "mean", usage: meanUsage, decode: func(s *lang.Stmt) {
+			if c.args(s, 1, 1, meanUsage) {
 				if p, good := price(s.Args[0], "mean"); good {
 					g.Mean = p
 				}

@@ -38,6 +38,10 @@ func TestValues(t *testing.T) {
 		{"x 10 foo", "num(10) id(foo)"}, // not a unit: the compiler says so
 		{"x 4 - 5", "num(4) op(-) num(5)"},
 		{"x a - 5", "id(a) op(-) num(5)"},
+		{"x a-5", "id(a) op(-) num(5)"},
+		{"x 4 -5", "num(4) num(-5)"}, // apart from the 4, glued to the 5: a sign
+		{"x 4 - 5 W", "num(4) op(-) num(5 W)"},
+		{"add 10:00..16:00 -15", "clock(36000) op(..) clock(57600) num(-15)"},
 		{"peak 06:00..22:00 at 1 EUR/kWh", "clock(21600) op(..) clock(79200) id(at) num(1 EUR/kWh)"},
 		{"x 24:00", "clock(86400)"},
 		{`x "a\tb"`, "str(a\tb)"},

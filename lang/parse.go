@@ -280,7 +280,11 @@ func (c *converter) args(gs []*gArg) []Value {
 	for i := 0; i < len(raw); i++ {
 		v := raw[i]
 		if op, ok := v.(*Op); ok && op.Op == "-" && i+1 < len(raw) {
-			if n, ok := raw[i+1].(*Number); ok && (len(out) == 0 || isOp(out[len(out)-1])) {
+			// `-15` is a negative number at the start, after an operator,
+			// or written apart from what precedes and glued to its digits
+			// (`16:00 -15`); `16:00 - 15` and `a-15` keep the operator.
+			if n, ok := raw[i+1].(*Number); ok && (len(out) == 0 || isOp(out[len(out)-1]) ||
+				op.R.End.Offset == n.R.Start.Offset && out[len(out)-1].Range().End.Offset < op.R.Start.Offset) {
 				n.Value = -n.Value
 				n.R.Start = op.R.Start
 				n.Src = c.file.Sub(n.R)

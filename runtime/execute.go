@@ -526,12 +526,22 @@ func carbonFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 	if !k.HasCarbon {
 		return nil, nil
 	}
-	if k.CarbonSeries == "" {
+	var series *tariff.Series
+	var err error
+	switch {
+	case k.CarbonGenerate != nil:
+		series = tariff.Generate(*k.CarbonGenerate)
+	case k.CarbonSeries == "":
 		return tariff.Flat(k.Carbon), nil
+	default:
+		if series, err = ld.prices(k.CarbonSeries, tariff.Format{}); err != nil {
+			return nil, fmt.Errorf("contract %s: carbon: %w", k.Name, err)
+		}
 	}
-	series, err := ld.prices(k.CarbonSeries, tariff.Format{})
-	if err != nil {
-		return nil, fmt.Errorf("contract %s: carbon: %w", k.Name, err)
+	for i, v := range series.Prices {
+		if v < 0 {
+			return nil, fmt.Errorf("contract %s: carbon: hour %d of the series has a negative intensity, %g g/kWh", k.Name, i+1, v)
+		}
 	}
 	start := tariff.LocalMidnight(clock, first)
 	if series.Timed() {

@@ -301,7 +301,9 @@ type Contract struct {
 	Overrun      float64 // currency per kWh
 	Carbon       float64 // g/kWh, when CarbonSeries is empty
 	CarbonSeries string
-	HasCarbon    bool
+	// CarbonGenerate, when set, draws the hourly intensity series instead.
+	CarbonGenerate *tariff.Generator
+	HasCarbon      bool
 }
 
 // BackfillKind selects the backfilling stage.
