@@ -102,6 +102,7 @@ type compiler struct {
 	data     map[string]*dataFile  // data files opened, by resolved path
 	osData   bool                  // data files are the real file system's
 	noSize   map[string]bool       // traces reported for a header without a size
+	noCarbon map[string]bool       // policy and contract pairs reported for carbon without an intensity
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
 }
@@ -171,6 +172,7 @@ func newCompiler(opts Options) *compiler {
 		inline:     map[*lang.Stmt]*decl{},
 		data:       map[string]*dataFile{},
 		noSize:     map[string]bool{},
+		noCarbon:   map[string]bool{},
 		unexpanded: map[string]bool{},
 		osData:     osData,
 	}

@@ -149,7 +149,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 			}
 		}
 	}
-	var budgetAt *lang.Stmt
+	var budgetAt, deferAt *lang.Stmt
 	for _, cd := range chain {
 		var caps []runtime.Powercap
 		var capRefs []capRefs
@@ -247,6 +247,12 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 					}
 				}
 			}},
+			{name: "defer", usage: deferUsage, decode: func(s *lang.Stmt) {
+				deferAt = s
+				if df, ok := c.deferStage(s, b, p.Defer); ok {
+					p.Defer = df
+				}
+			}},
 			{name: "select", usage: "select knapsack { value job.nodes; weight job.power }` or `select in_order", decode: func(s *lang.Stmt) {
 				if !c.args(s, 1, 1, "select knapsack` or `select in_order") {
 					return
@@ -277,6 +283,23 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 		}
 		c.diags.Errorf(at, "%s has both a budget and a powercap", what(d)).
 			With("A budget caps the running jobs' power (Zhou et al.); a powercap the whole machine's (Georgiou et al.). Use one of them.")
+	}
+	if p.Defer != nil && b == nil {
+		at := d.stmt.Args[0].Range()
+		if deferAt != nil {
+			at = deferAt.Range
+		}
+		switch {
+		case p.Backfill != runtime.NoBackfill:
+			c.diags.Errorf(at, "%s defers jobs and backfills", what(d)).
+				With("Kunkel et al.'s price-aware schedulers are FIFO: a deferred head holds the queue. Backfilling past a deferred job would need its reservation to move with its chosen start, which pwrc does not model yet; add `backfill none`.")
+		case p.Frequency.Kind == runtime.FreqRule || p.Frequency.Kind == runtime.FreqPState:
+			c.diags.Errorf(at, "%s defers jobs and chooses their frequency", what(d)).
+				With("A deferral prices a job's run at the highest pstate; pwrc does not combine it with a frequency stage yet. Use `frequency max`.")
+		case p.Budget != nil || len(p.Powercaps) > 0 || p.Select != runtime.SelectInOrder:
+			c.diags.Errorf(at, "%s defers jobs and has a power budget, a powercap or a knapsack", what(d)).
+				With("A deferral is decided for the FIFO head alone; pwrc does not combine it with power limits yet. Use one or the other.")
+		}
 	}
 	if b == nil && p.Admit != nil && p.Admit.Deps&runtime.DepWait != 0 && p.Interval == 0 && admitAt != nil {
 		_, r := c.file(admitAt).ArgsSource(admitAt, 0)

@@ -968,6 +968,18 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	if okM && okP && !c.pairPolicy(run, refs, b) {
 		return false
 	}
+	if okK && okP && !run.Contract.HasCarbon && readsCarbon(&run.Policy) {
+		if key := run.Policy.Name + "\x00" + run.Contract.Name; !c.noCarbon[key] {
+			c.noCarbon[key] = true
+			at := stmts["policy"].Range
+			if item, ok := b["@policy"]; ok {
+				at = item.Range()
+			}
+			c.diags.Errorf(at, "policy `%s` reads the grid's carbon intensity, but contract `%s` has none", run.Policy.Name, run.Contract.Name).
+				With("Give the contract one — `carbon 350 g/kWh`, `carbon hourly \"intensity.csv\"` or `carbon hourly generate { … }` — or run the policy under a contract that has it.")
+		}
+		return false
+	}
 	if okW && okM && w.Kind == runtime.Synthetic && run.Machine.Nodes == 0 {
 		c.diags.Errorf(ws.Args[0].Range(), "a synthetic workload needs a machine with a fixed number of nodes").
 			With("Machine `%s` takes its size from the trace (`nodes auto`); give it `nodes 128`.", run.Machine.Name)
@@ -1245,4 +1257,18 @@ func mix(seed uint64, name string) uint64 {
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
 	return x
+}
+
+// readsCarbon reports whether a policy's rules or stages need the grid's
+// carbon intensity.
+func readsCarbon(p *runtime.Policy) bool {
+	if p.Defer != nil && p.Defer.Objective == runtime.MinimizeCarbon {
+		return true
+	}
+	for _, e := range p.Rules() {
+		if e.Deps&runtime.DepCarbon != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -596,6 +596,8 @@ func (v *depsVisitor) Visit(n *ast.Node) {
 			v.deps |= runtime.DepPrice
 		case "system":
 			v.deps |= runtime.DepSystem
+		case "carbon":
+			v.deps |= runtime.DepCarbon
 		}
 	}
 }

@@ -78,7 +78,7 @@ func (c *compiler) guessed(blk *lang.Block, name string) bool {
 }
 
 // blockFields are the fields that take a { } block.
-var blockFields = map[string]bool{"power": true, "workload": true, "machine": true, "contract": true, "policy": true, "hourly": true, "select": true, "level": true, "powercap": true, "band": true, "demand": true, "energy": true, "costs": true, "carbon": true}
+var blockFields = map[string]bool{"power": true, "workload": true, "machine": true, "contract": true, "policy": true, "hourly": true, "select": true, "level": true, "powercap": true, "band": true, "demand": true, "energy": true, "costs": true, "carbon": true, "defer": true}
 
 // fieldHome says which block a field name belongs to, for hints when a
 // field is written in the wrong place.

@@ -202,6 +202,9 @@ func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
 // pw gives each job's power per working node; budget is the power budget
 // in W (+Inf for none).
 func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []float64, budget float64, clock tariff.Clock, tar tariff.Tariff, opts ...simOption) (*sim, error) {
+	if pol.Defer != nil {
+		return nil, fmt.Errorf("policy %s: the defer stage is not implemented in the runtime yet", pol.Name)
+	}
 	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar, pw: pw, budget: budget}
 	for _, o := range opts {
 		o(s)

@@ -10,6 +10,7 @@ type Env struct {
 	Peak   bool      `expr:"peak"`
 	Price  PriceEnv  `expr:"price"`
 	System SystemEnv `expr:"system"`
+	Carbon CarbonEnv `expr:"carbon"`
 }
 
 // JobEnv describes the job a rule is evaluated for.
@@ -66,6 +67,16 @@ type SystemEnv struct {
 	JobPower float64 `expr:"job_power"`
 	Budget   float64 `expr:"budget"` // the power budget if one applies now, else +Inf
 	Queue    int     `expr:"queue"`  // jobs waiting
+	// Infrastructure is the machine's infrastructure power, W: what Kunkel
+	// et al.'s price-aware schedulers charge a waiting job a share of.
+	Infrastructure float64 `expr:"infrastructure"`
+}
+
+// CarbonEnv is the grid's carbon intensity, g/kWh. Rules read it only
+// under a contract with a carbon intensity (check refuses them otherwise).
+type CarbonEnv struct {
+	Now  float64 `expr:"now"`  // in force now
+	Mean float64 `expr:"mean"` // time-weighted, from the first to the last submission (an oracle, like price.mean)
 }
 
 // Deps records which parts of the environment an expression reads, so the
@@ -81,6 +92,7 @@ const (
 	DepPeak                    // peak
 	DepPrice                   // price.*
 	DepSystem                  // system.*
+	DepCarbon                  // carbon.*
 )
 
 // Dynamic reports whether the value can change while a job waits.

@@ -85,8 +85,6 @@ type Metrics struct {
 	// "work"; DVFS stretches it), the same divided by each job's s(f)
 	// (work at full speed), and the means of nodes off and of the level
 	// power saved against all levels on (the "bonus").
-	Theory                    Theory // Kunkel et al.'s analysis of the run, if HasTheory
-	HasTheory                 bool
 	Measured                  bool
 	Launched                  int
 	CPUSeconds, UsefulSeconds float64
@@ -94,6 +92,16 @@ type Metrics struct {
 	NodesOffMean, BonusW      float64
 	PStateShare               []float64    // share of busy node-time per pstate
 	PStates                   []PStateStat // per pstate, highest first (machines with pstates)
+	Theory                    Theory       // Kunkel et al.'s analysis of the run, if HasTheory
+	HasTheory                 bool
+	// Price-aware starts (HasDefer): decisions that weighed later starts,
+	// those that chose one and the hours they added, and jobs started
+	// because they had waited past the deadline.
+	HasDefer       bool
+	DeferDecisions int
+	DeferredJobs   int
+	DeferralHours  float64
+	DeadlineStarts int
 }
 
 // HourStat integrates one local hour of day over a run.

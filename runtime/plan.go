@@ -7,6 +7,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -351,9 +352,64 @@ type Policy struct {
 	// first submission) while jobs wait, as a scheduler's cycle does: rules
 	// that read job.wait change between events.
 	Interval float64
-	Value    *Expr // knapsack value; nil = job.nodes
-	Weight   *Expr // budget weight of a job; nil = job.power
+	Value    *Expr  // knapsack value; nil = job.nodes
+	Weight   *Expr  // budget weight of a job; nil = job.power
+	Defer    *Defer // nil = jobs start as soon as they can
 }
+
+// Rules returns every rule of the policy, its stages' included.
+func (p *Policy) Rules() []*Expr {
+	out := []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, p.Frequency.Rule}
+	if p.Budget != nil {
+		out = append(out, p.Budget.While)
+	}
+	for _, c := range p.Powercaps {
+		out = append(out, c.While)
+	}
+	if d := p.Defer; d != nil {
+		out = append(out, d.Waiting, d.Running, d.Rule)
+	}
+	return slices.DeleteFunc(out, func(e *Expr) bool { return e == nil })
+}
+
+// Defer is Kunkel et al.'s price-aware start (kunkel.md §1.6): the job a
+// FIFO pass would start next may instead wait, within a look-ahead, for
+// the start whose cost — waiting and running power times the objective
+// (price, carbon intensity, or a rule of both) — is least.
+type Defer struct {
+	Lookahead float64 // s, whole hours: the window ends Lookahead after the current hour's start
+	Waiting   *Expr   // W a job costs while it waits; nil: job.nodes × system.infrastructure / system.nodes
+	Running   *Expr   // W while it runs; nil: job.power plus the waiting default
+	Runtime   EstimateKind
+	Then      DeferThen
+	Deadline  float64        // s; > 0: a job that has waited longer starts at once
+	PreferNow float64        // discount of starting now (the paper's 0.999 factor: 0.001)
+	Objective DeferObjective // what a kWh costs at each instant
+	Rule      *Expr          // MinimizeRule: per kWh, from price.now and carbon.now
+}
+
+// DeferThen is what a deferral does to the passes before its start.
+type DeferThen int
+
+// Deferral commitments (kunkel.md §1.6 step 8).
+const (
+	DeferCommit          DeferThen = iota // no pass until the chosen start (PriceAware)
+	DeferRecompute                        // every pass decides again (PriceAwareDeadline)
+	DeferRecomputeOnEnds                  // passes on job ends and the start, not on arrivals (EnforceCheapEnergy)
+)
+
+// DeferThenNames are the commitments as a scenario writes them.
+var DeferThenNames = [...]string{"commit", "recompute", "recompute_on_ends"}
+
+// DeferObjective is what a deferral minimizes.
+type DeferObjective int
+
+// Objectives of a deferral.
+const (
+	MinimizePrice  DeferObjective = iota // the contract's price
+	MinimizeCarbon                       // the grid's carbon intensity
+	MinimizeRule                         // Defer.Rule
+)
 
 // SelectKind is how jobs are chosen while a power budget applies.
 type SelectKind int

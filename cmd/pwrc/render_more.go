@@ -25,6 +25,9 @@ var moreMetrics = map[string]moreMetric{
 	"energy_pct":        {"Energy\n% of P_full", 1, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyPct, m.Measured }},
 	"cap_excess":        {"Over cap\ns", 0, func(m *pwrt.Metrics) (float64, bool) { return m.CapExcessSeconds, m.HasCaps }},
 	"killed":            {"Killed\njobs", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Killed), m.HasCaps }},
+	"deferred_jobs":     {"Deferred\njobs", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeferredJobs), m.HasDefer }},
+	"deferral_hours":    {"Deferral\nh", 0, func(m *pwrt.Metrics) (float64, bool) { return m.DeferralHours, m.HasDefer }},
+	"deadline_starts":   {"Deadline\nstarts", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeadlineStarts), m.HasDefer }},
 	"nodes_off":         {"Nodes off\nmean", 1, func(m *pwrt.Metrics) (float64, bool) { return m.NodesOffMean, true }},
 	"bonus":             {"Bonus\nkW", 2, func(m *pwrt.Metrics) (float64, bool) { return m.BonusW / 1e3, len(m.Levels) > 0 }},
 	"band_violations":   {"Band\nviolations", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Band.Violations), m.HasBand }},
@@ -131,6 +134,9 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 		if i < len(m.PStateShare) {
 			out["freq_share_"+strconv.FormatFloat(p.Freq/1e6, 'f', -1, 64)+"mhz"] = m.PStateShare[i]
 		}
+	}
+	if m.HasDefer {
+		out["defer_decisions"], out["deferred_jobs"], out["deferral_hours"], out["deadline_starts"] = m.DeferDecisions, m.DeferredJobs, m.DeferralHours, m.DeadlineStarts
 	}
 	if m.HasBill {
 		out["peak_metered_kw"], out["utilization_hours"] = m.PeakMeteredW/1e3, m.UtilizationHours
