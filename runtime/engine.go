@@ -144,6 +144,8 @@ type sim struct {
 
 	bill   *Contract     // the contract, when its bill goes beyond the energy price
 	carbon tariff.Tariff // grid carbon intensity, g/kWh; nil: none
+	defers *deferStage   // the price-aware start; nil: jobs start when they can
+	infra  float64       // the machine's infrastructure power, W
 
 	// What the run was asked to record or how to hold its nodes.
 	identified  bool // nodes have identities even where nothing needs them
@@ -202,14 +204,13 @@ func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
 // pw gives each job's power per working node; budget is the power budget
 // in W (+Inf for none).
 func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []float64, budget float64, clock tariff.Clock, tar tariff.Tariff, opts ...simOption) (*sim, error) {
-	if pol.Defer != nil {
-		return nil, fmt.Errorf("policy %s: the defer stage is not implemented in the runtime yet", pol.Name)
-	}
 	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar, pw: pw, budget: budget}
 	for _, o := range opts {
 		o(s)
 	}
-	s.model = machine.NewModel(machineSpec(m, nodes))
+	spec := machineSpec(m, nodes)
+	s.model = machine.NewModel(spec)
+	s.infra = spec.Infrastructure
 	s.stretch = make([]float64, s.model.PStates())
 	for p := range s.stretch {
 		s.stretch[p] = m.Stretch(p)
@@ -267,6 +268,16 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	}
 	s.wakeDeps = s.deps&(DepNow|DepPeak|DepPrice) != 0
 	s.wakeHours = s.deps&DepNow != 0
+	if d := pol.Defer; d != nil {
+		s.defers = newDeferStage(d, n)
+		// Its rules need the pass's environment, but do not wake the
+		// scheduler: the objective is walked ahead, not waited for.
+		for _, e := range []*Expr{d.Waiting, d.Running, d.Rule} {
+			if e != nil {
+				s.deps |= e.Deps
+			}
+		}
+	}
 	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
 		s.prio = make([]float64, n)
 	}
@@ -473,6 +484,11 @@ func (s *sim) loop() error {
 				t = w
 			}
 		}
+		if s.defers != nil {
+			if w := s.defers.wakeAt(s.now); w < t {
+				t = w
+			}
+		}
 		if iv := s.pol.Interval; iv > 0 && len(s.queue) > 0 {
 			// The next tick of the scheduler's cycle strictly after now.
 			if w := s.firstT + (math.Floor((s.now-s.firstT)/iv)+1)*iv; w < t {
@@ -483,6 +499,7 @@ func (s *sim) loop() error {
 			return s.neverStarted(fmt.Sprintf("%s never started, and nothing else is left to happen", jobCount(len(s.queue))), true)
 		}
 		s.advance(t)
+		events := len(s.heap) > 0 && s.heap[0].t == t
 		for len(s.heap) > 0 && s.heap[0].t == t {
 			s.apply(s.pop())
 			lastProgress = t
@@ -498,9 +515,16 @@ func (s *sim) loop() error {
 			}
 			s.caps.step(s)
 		}
-		started := s.pass()
-		if started {
-			lastProgress = t
+		if s.defers == nil || s.defers.passes(t, events) {
+			if s.defers != nil {
+				s.changed = true // a decision reads the time: no incremental pass
+			}
+			if s.pass() {
+				lastProgress = t
+			}
+			if s.defers != nil && s.defers.err != nil {
+				return s.defers.err
+			}
 		}
 		s.shutdownIdle()
 		s.observe()

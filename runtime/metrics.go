@@ -95,8 +95,9 @@ type Metrics struct {
 	Theory                    Theory       // Kunkel et al.'s analysis of the run, if HasTheory
 	HasTheory                 bool
 	// Price-aware starts (HasDefer): decisions that weighed later starts,
-	// those that chose one and the hours they added, and jobs started
-	// because they had waited past the deadline.
+	// the jobs some decision deferred and the hours they waited under a
+	// pending deferral, and jobs started because they had waited past the
+	// deadline.
 	HasDefer       bool
 	DeferDecisions int
 	DeferredJobs   int
@@ -247,6 +248,11 @@ func (s *sim) metrics() Metrics {
 	}
 	s.levelMetrics(&m, span)
 	s.billMetrics(&m)
+	if d := s.defers; d != nil {
+		m.HasDefer = true
+		m.DeferDecisions, m.DeferredJobs, m.DeadlineStarts = d.decisions, d.deferred, d.deadlineStarts
+		m.DeferralHours = d.held / 3600
+	}
 	s.theory(&m, m.AccountFrom, m.AccountTo)
 	if span > 0 {
 		m.NodesOffMean = l.OffNodeSeconds / span

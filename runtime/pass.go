@@ -154,6 +154,10 @@ func (s *sim) setPassEnv() {
 	e.System = SystemEnv{
 		Nodes: s.nodes, Free: c.Free(), Idle: c.Idle, Off: c.Off, Busy: c.Busy,
 		Power: s.model.Power(c, s.watts), Queue: len(s.queue), JobPower: c.JobW, Budget: math.Inf(1),
+		Infrastructure: s.infra,
+	}
+	if s.carbon != nil && s.deps&DepCarbon != 0 {
+		e.Carbon.Now, _, _ = s.carbon.At(s.now)
 	}
 	if s.wt != nil {
 		e.System.JobPower = s.commitW
@@ -271,6 +275,13 @@ func (s *sim) pass() bool {
 			continue
 		}
 		if int(s.alloc[j]) > free {
+			if s.defers != nil {
+				s.defers.release(j, s.now) // waits for nodes now, not for a price
+			}
+			head = i
+			break
+		}
+		if s.defers != nil && s.holds(j) {
 			head = i
 			break
 		}

@@ -26,6 +26,9 @@ func (s *sim) initPrice() {
 			last = math.Max(last, s.jobs[i].Submit)
 		}
 		s.priceMean = tariff.Mean(s.tar, first, last)
+		if s.carbon != nil {
+			s.env.Carbon.Mean = tariff.Mean(s.carbon, first, last)
+		}
 	}
 	s.env.Price.MeanPast = s.meanPast()
 }

@@ -17,12 +17,14 @@ type kunkelRun struct {
 	Run     string             `json:"run"`
 	Params  map[string]string  `json:"params"`
 	Metrics map[string]float64 `json:"metrics"`
+	Err     string             `json:"error"`
 }
 
-// runKunkelTable10 runs the example on a trace of the shared data, with
-// the T1–T3 series, and returns its runs by contract and policy, and the
-// directory of their per-job files.
-func runKunkelTable10(t *testing.T, trace string, cores int) (map[string]map[string]kunkelRun, string) {
+// runKunkelTable10 runs an experiment of the example on a trace of the
+// shared data, with the T1–T3 series, and returns its runs by contract and
+// policy, and the directory of their per-job files. Runs may fail only for
+// outlasting the price series (kept, with their error).
+func runKunkelTable10(t *testing.T, experiment, trace string, cores int) (map[string]map[string]kunkelRun, string) {
 	t.Helper()
 	data := testenv.DataDir()
 	if data == "" {
@@ -36,8 +38,8 @@ func runKunkelTable10(t *testing.T, trace string, cores int) (map[string]map[str
 	out, errOut, code := pwrc(t, "run", filepath.Join(root, "examples/kunkel_table10.pwr"), "--format", "json", "--jobs", jobs,
 		"--set", "trace="+filepath.Join(data, "traces", trace),
 		"--set", "t1="+filepath.Join(data, "prices/T1.csv"), "--set", "t2="+filepath.Join(data, "prices/T2.csv"), "--set", "t3="+filepath.Join(data, "prices/T3.csv"),
-		"--set", "cores="+strconv.Itoa(cores))
-	if code != 0 {
+		"--set", "cores="+strconv.Itoa(cores), "--experiment", experiment)
+	if code != 0 && (code != 1 || strings.Count(errOut, "failed:") != strings.Count(errOut, "do not cover the run")) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	// Metrics hold a few non-numbers (currency, null budget): keep the numbers.
@@ -45,13 +47,14 @@ func runKunkelTable10(t *testing.T, trace string, cores int) (map[string]map[str
 		Run     string            `json:"run"`
 		Params  map[string]string `json:"params"`
 		Metrics map[string]any    `json:"metrics"`
+		Err     string            `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
 	runs := map[string]map[string]kunkelRun{}
 	for _, r := range raw {
-		k := kunkelRun{Run: r.Run, Params: r.Params, Metrics: map[string]float64{}}
+		k := kunkelRun{Run: r.Run, Params: r.Params, Metrics: map[string]float64{}, Err: r.Err}
 		for name, v := range r.Metrics {
 			if f, ok := v.(float64); ok {
 				k.Metrics[name] = f
@@ -72,7 +75,7 @@ var kunkelContracts = []string{"kunkel_fixed", "kunkel_basepeak", "kunkel_t1", "
 // stand-in for DKRZ's traces: consequences of the model that hold on any
 // trace, and the T3 discount that follows from the series' means.
 func TestKunkelTrendsKTH(t *testing.T) {
-	runs, jobs := runKunkelTable10(t, "KTH-SP2-1996-2.1-cln.swf.gz", 1)
+	runs, jobs := runKunkelTable10(t, "table10", "KTH-SP2-1996-2.1-cln.swf.gz", 1)
 	checkKunkelTrends(t, runs, jobs)
 	// 15: FIFO's, BackfillDelay's and BSD's costs under T3 are 7–11 %
 	// below those under T1 and T2 (the series' means over these days:
@@ -92,7 +95,7 @@ func TestKunkelTrendsCurie(t *testing.T) {
 	if testing.Short() {
 		t.Skip("CEA-Curie's 300,000 jobs in -short mode")
 	}
-	runs, jobs := runKunkelTable10(t, "CEA-Curie-2011-2.1-cln.swf.gz", 16)
+	runs, jobs := runKunkelTable10(t, "table10", "CEA-Curie-2011-2.1-cln.swf.gz", 16)
 	checkKunkelTrends(t, runs, jobs)
 }
 
@@ -155,6 +158,99 @@ func checkKunkelTrends(t *testing.T, runs map[string]map[string]kunkelRun, jobs 
 		}
 		if c == "kunkel_fixed" && (m["mean_price"] != 0.145 || m["oracle_best_price"] != 0.145 || m["oracle_worst_price"] != 0.145) {
 			t.Errorf("1: flat: mean, best, worst %v %v %v", m["mean_price"], m["oracle_best_price"], m["oracle_worst_price"])
+		}
+	}
+}
+
+// TestKunkelPriceAwareKTH is kunkel.md §6 checks 12–14 on KTH-SP2: the
+// price-aware family against FIFO, FIFO with shutdown and BSD. Checks
+// 12–13 are the paper's findings on DKRZ's traces; where KTH departs from
+// them the README says so, and this test asserts what KTH gives.
+func TestKunkelPriceAwareKTH(t *testing.T) {
+	runs, jobs := runKunkelTable10(t, "price_aware", "KTH-SP2-1996-2.1-cln.swf.gz", 1)
+	m := func(c, p, name string) float64 {
+		t.Helper()
+		r, ok := runs[c][p]
+		if !ok || r.Err != "" {
+			t.Fatalf("%s %s: missing or failed (%s)", c, p, r.Err)
+		}
+		return r.Metrics[name]
+	}
+	for _, c := range kunkelContracts {
+		fifoDays := m(c, "fifo", "run_days")
+		bsdCost := m(c, "backfill_shutdown_delay", "cost")
+		lastQ2 := 0.0
+		for _, h := range []float64{12, 24, 36, 48, 96} {
+			p := "price_aware_deadline_" + strconv.Itoa(int(h))
+			// 12: PAD ends at most H after FIFO (plus a tenth of a day);
+			// its median wait does not fall as H grows; its cost stays
+			// within 2 % of BSD's (the paper: −0.4 … +0.8 %; on KTH PAD
+			// saves up to 1.5 % more than BSD, see the README).
+			if d := m(c, p, "run_days"); d > fifoDays+h/24+0.1 {
+				t.Errorf("12: %s %s runs %.2f days, FIFO %.2f + H", c, p, d, fifoDays)
+			}
+			q2 := m(c, p, "wait_q50_s")
+			if q2 < lastQ2 {
+				t.Errorf("12: %s %s's median wait %.0f s below the shorter look-ahead's %.0f s", c, p, q2, lastQ2)
+			}
+			lastQ2 = q2
+			if d := m(c, p, "cost")/bsdCost - 1; math.Abs(d) > 0.02 {
+				t.Errorf("12: %s %s costs %+.2f %% against BSD", c, p, 100*d)
+			}
+		}
+		// 13: PA commits to its deferrals: under base/peak and T3 it runs
+		// longer than BSD.
+		if c == "kunkel_basepeak" || c == "kunkel_t3" {
+			if pa, bsd := m(c, "price_aware_12", "run_days"), m(c, "backfill_shutdown_delay", "run_days"); pa <= bsd {
+				t.Errorf("13: %s PA-12 runs %.1f days, BSD %.1f", c, pa, bsd)
+			}
+		}
+		// Flat price: every price-aware run is FIFO with shutdown, job for
+		// job, and costs the same (check 14's flat half for PA and PAD).
+		if c == "kunkel_fixed" {
+			base, err := os.ReadFile(filepath.Join(jobs, runs[c]["fifo_shutdown"].Run+".csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, r := range runs[c] {
+				if !strings.HasPrefix(p, "price_aware") {
+					continue
+				}
+				got, err := os.ReadFile(filepath.Join(jobs, r.Run+".csv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != string(base) || r.Metrics["cost"] != m(c, "fifo_shutdown", "cost") || r.Metrics["deferred_jobs"] != 0 {
+					t.Errorf("14: flat price: %s differs from FIFO with shutdown", p)
+				}
+			}
+		}
+	}
+	// PA-24 and PA-36 outlast T3's 500 days on KTH, as on DKRZ 17.
+	for _, p := range []string{"price_aware_24", "price_aware_36"} {
+		if e := runs["kunkel_t3"][p].Err; !strings.Contains(e, "do not cover the run") {
+			t.Errorf("T3 %s: error %q, want the series not covering the run", p, e)
+		}
+	}
+
+	// 14: EPA under base/peak runs longer than BSD, the longer the larger
+	// H; under the flat price it is FIFO with shutdown exactly.
+	ec, ecJobs := runKunkelTable10(t, "enforce_cheap", "KTH-SP2-1996-2.1-cln.swf.gz", 1)
+	last := ec["kunkel_basepeak"]["backfill_shutdown_delay"].Metrics["run_days"]
+	for _, p := range []string{"enforce_cheap_12", "enforce_cheap_24", "enforce_cheap_36"} {
+		d := ec["kunkel_basepeak"][p].Metrics["run_days"]
+		if !(d > last) {
+			t.Errorf("14: base/peak %s runs %.1f days, not more than %.1f", p, d, last)
+		}
+		last = d
+		flat := ec["kunkel_fixed"]
+		a, errA := os.ReadFile(filepath.Join(ecJobs, flat[p].Run+".csv"))
+		b, errB := os.ReadFile(filepath.Join(ecJobs, flat["fifo_shutdown"].Run+".csv"))
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if string(a) != string(b) || flat[p].Metrics["energy_mwh"] != flat["fifo_shutdown"].Metrics["energy_mwh"] {
+			t.Errorf("14: flat price: %s differs from FIFO with shutdown", p)
 		}
 	}
 }

@@ -106,3 +106,89 @@ func TestCheapestRejects(t *testing.T) {
 		t.Errorf("NaN value: %v", err)
 	}
 }
+
+// TestPlanIsCheapest: a plan made once for a window decides, at every
+// later time in it, exactly what Cheapest decides from scratch — start,
+// cost and candidates — on random profiles with ties and negative values.
+func TestPlanIsCheapest(t *testing.T) {
+	seed := uint64(7)
+	rnd := func() float64 {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return float64(seed%10000) / 10000
+	}
+	var pl Plan
+	var cand []float64
+	for trial := range 400 {
+		p := &Profile{}
+		tm := 0.0
+		for range 40 {
+			v := math.Round((rnd()*0.4-0.08)*20) / 20 // few values: ties
+			p.Add(tm, v)
+			tm += 3600
+		}
+		p.End = tm
+		j := Job{Run: 60 + math.Floor(rnd()*20000), Waiting: math.Floor(rnd() * 3), Running: 100 + math.Floor(rnd()*20)*100, PreferNow: 0.001 * math.Floor(rnd()*2)}
+		j.Latest = math.Floor(rnd() * (p.End - j.Run))
+		if err := pl.Reset(p, j); err != nil {
+			t.Fatal(trial, err)
+		}
+		for k := range 30 {
+			now := math.Floor(rnd() * j.Latest)
+			if k == 0 {
+				now = j.Latest
+			}
+			if k == 1 && len(p.Times) > 1 {
+				now = math.Min(p.Times[1], j.Latest) // on a candidate
+			}
+			j.Now = now
+			want, c, err := Cheapest(p, j, cand)
+			cand = c
+			if err != nil {
+				t.Fatal(trial, err)
+			}
+			got, err := pl.Decide(now)
+			if err != nil {
+				t.Fatal(trial, err)
+			}
+			if got != want {
+				t.Fatalf("trial %d at %v: plan %+v, Cheapest %+v", trial, now, got, want)
+			}
+		}
+	}
+	if _, err := pl.Decide(-1); err == nil {
+		t.Error("a plan decides before its window")
+	}
+}
+
+// TestTiesGoToTheEarliest: with no cost of waiting, every start whose run
+// lies in one cheap stretch costs the same, and the earliest must win —
+// not whichever rounding favours. The stretch's first start (on its
+// change) and its last (ending on the next change) tie exactly.
+func TestTiesGoToTheEarliest(t *testing.T) {
+	for _, off := range []float64{0, 0.1, 17.3, 1234.567} {
+		p := &Profile{}
+		p.Add(0, 0.3137)
+		p.Add(3600.7+off, 0.1013)
+		p.Add(30000.3+off, 0.3137)
+		p.Add(35000+off, 0.2)
+		p.End = 90000
+		j := Job{Now: 11.1, Latest: 60000, Run: 1000.9, Waiting: 0, Running: 777.7}
+		d, _, err := Cheapest(p, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pl Plan
+		if err := pl.Reset(p, j); err != nil {
+			t.Fatal(err)
+		}
+		first, _ := pl.Decide(j.Now)
+		again, _ := pl.Decide(j.Now)
+		for _, got := range []Decision{d, first, again} {
+			if got.Start != 3600.7+off {
+				t.Errorf("offset %v: start %v, want the stretch's first %v", off, got.Start, 3600.7+off)
+			}
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package runtime
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// hourlyFrom is an hourly price series from t = 0 (UTC): prices, then
+// the last one for two days more (the series repeats after its end).
+func hourlyFrom(prices ...float64) tariff.Tariff {
+	p := slices.Clone(prices)
+	for range 48 {
+		p = append(p, prices[len(prices)-1])
+	}
+	return tariff.Hourly(tariff.Clock{Loc: time.UTC}, &tariff.Series{Name: "p", Prices: p}, time.Unix(0, 0).UTC())
+}
+
+func deferPolicy(h float64, then DeferThen, deadline float64) Policy {
+	return Policy{Name: "pa", Shutdown: &Shutdown{After: 0},
+		Defer: &Defer{Lookahead: h * 3600, Runtime: Exact, Then: then, Deadline: deadline, PreferNow: 0.001}}
+}
+
+func runDefer(t *testing.T, jobs []workload.Job, m Machine, pol Policy, pw float64, tar tariff.Tariff) *sim {
+	t.Helper()
+	s, err := simulate(jobs, &m, m.Nodes, &pol, constPower(len(jobs), pw), math.Inf(1), tariff.Clock{Loc: time.UTC}, tar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestDeferExampleA is kunkel.md §2.7 example A: A (2 nodes, 1 h) waits
+// for the cheap third hour; B (1 node, 30 min), behind it under FIFO,
+// starts with it, since now is then the cheapest.
+func TestDeferExampleA(t *testing.T) {
+	m := Machine{Name: "m", Nodes: 4, Power: NodePower{Idle: 100, Busy: 300}, Infrastructure: 400}
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 3600, Walltime: 3600, Nodes: 2, Procs: 2},
+		{ID: 2, Submit: 0, Runtime: 1800, Walltime: 1800, Nodes: 1, Procs: 1},
+	}
+	tar := hourlyFrom(0.30, 0.20, 0.10, 0.10, 0.40, 0.40)
+	for _, then := range []DeferThen{DeferCommit, DeferRecompute, DeferRecomputeOnEnds} {
+		s := runDefer(t, jobs, m, deferPolicy(6, then, 0), 300, tar)
+		if want := []float64{7200, 7200}; !slices.Equal(s.start, want) {
+			t.Errorf("then %s: starts %v, want %v", DeferThenNames[then], s.start, want)
+		}
+		r := s.metrics()
+		if !r.HasDefer || r.DeferredJobs != 1 || r.DeferralHours != 2 || r.DeferDecisions < 2 {
+			t.Errorf("then %s: deferred %d jobs for %v h in %d decisions, want 1 job, 2 h, ≥ 2 decisions",
+				DeferThenNames[then], r.DeferredJobs, r.DeferralHours, r.DeferDecisions)
+		}
+	}
+}
+
+// TestDeferExampleB is §2.7 example B (the paper's Fig. 6): price-aware
+// starts make both jobs later and their energy dearer than FIFO.
+func TestDeferExampleB(t *testing.T) {
+	m := Machine{Name: "m", Nodes: 1, Power: NodePower{Idle: 100, Busy: 300}, Infrastructure: 20}
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 3600, Walltime: 3600, Nodes: 1, Procs: 1},
+		{ID: 2, Submit: 0, Runtime: 3600, Walltime: 3600, Nodes: 1, Procs: 1},
+	}
+	tar := hourlyFrom(0.30, 0.25, 0.20, 0.15, 0.50)
+	fifo := runDefer(t, jobs, m, Policy{Name: "fifo", Shutdown: &Shutdown{After: 0}}, 300, tar)
+	pa := runDefer(t, jobs, m, deferPolicy(6, DeferCommit, 0), 300, tar)
+	if want := []float64{0, 3600}; !slices.Equal(fifo.start, want) {
+		t.Errorf("FIFO starts %v, want %v", fifo.start, want)
+	}
+	if want := []float64{3 * 3600, 4 * 3600}; !slices.Equal(pa.start, want) {
+		t.Errorf("PriceAware starts %v, want %v", pa.start, want)
+	}
+	// The jobs' energy cost: 0.3 kWh per job-hour at the hours' prices.
+	jobsCost := func(s *sim) float64 {
+		c := 0.0
+		for _, st := range s.start {
+			c += 0.3 * tariff.Integral(tar, st, st+3600) / 3600
+		}
+		return c
+	}
+	if got := jobsCost(fifo); math.Abs(got-0.165) > 1e-12 {
+		t.Errorf("FIFO jobs' cost %v, want 0.165", got)
+	}
+	if got := jobsCost(pa); math.Abs(got-0.195) > 1e-12 {
+		t.Errorf("PriceAware jobs' cost %v, want 0.195", got)
+	}
+}
+
+// TestDeferDeadline is §2.7 example C: a job that has waited longer than
+// the deadline starts at once whatever the prices; without the deadline
+// the same job is deferred.
+func TestDeferDeadline(t *testing.T) {
+	m := Machine{Name: "m", Nodes: 1, Power: NodePower{Idle: 100, Busy: 300}, Infrastructure: 20}
+	jobs := []workload.Job{
+		// Too long for a 6 h window (⌊7⌋ + 2 ≥ 6): starts now.
+		{ID: 1, Submit: 0, Runtime: 7 * 3600, Walltime: 7 * 3600, Nodes: 1, Procs: 1},
+		{ID: 2, Submit: 0, Runtime: 3600, Walltime: 3600, Nodes: 1, Procs: 1},
+	}
+	prices := make([]float64, 12)
+	for i := range prices {
+		prices[i] = 0.40
+	}
+	prices[9] = 0.05 // cheap two hours after job 2 could start
+	tar := hourlyFrom(prices...)
+	with := runDefer(t, jobs, m, deferPolicy(6, DeferRecompute, 6*3600), 300, tar)
+	if want := []float64{0, 7 * 3600}; !slices.Equal(with.start, want) {
+		t.Errorf("with a 6 h deadline: starts %v, want %v", with.start, want)
+	}
+	if r := with.metrics(); r.DeadlineStarts != 1 || r.DeferredJobs != 0 {
+		t.Errorf("with a 6 h deadline: %d deadline starts, %d deferred jobs; want 1, 0", r.DeadlineStarts, r.DeferredJobs)
+	}
+	without := runDefer(t, jobs, m, deferPolicy(6, DeferRecompute, 0), 300, tar)
+	if want := []float64{0, 9 * 3600}; !slices.Equal(without.start, want) {
+		t.Errorf("without a deadline: starts %v, want %v", without.start, want)
+	}
+}
+
+// TestDeferFlatPriceNeverDefers: under a flat price starting now always
+// wins (the 0.1 % preference), so every variant gives FIFO with shutdown's
+// schedule and energy exactly.
+func TestDeferFlatPriceNeverDefers(t *testing.T) {
+	m := Machine{Name: "m", Power: NodePower{Idle: 70, Busy: 260}, Infrastructure: 1000}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 21))
+		m.Nodes = 8 + rng.IntN(40)
+		jobs := randomJobs(rng, 600, m.Nodes, 60)
+		base := runDefer(t, jobs, m, Policy{Name: "fifo", Shutdown: &Shutdown{After: 0}}, 260, tariff.Flat(0.145))
+		for _, then := range []DeferThen{DeferCommit, DeferRecompute, DeferRecomputeOnEnds} {
+			s := runDefer(t, jobs, m, deferPolicy(24, then, 24*3600), 260, tariff.Flat(0.145))
+			if !slices.Equal(s.start, base.start) || !slices.Equal(s.led.Energy, base.led.Energy) {
+				t.Fatalf("seed %d, then %s: a flat price changed the schedule", seed, DeferThenNames[then])
+			}
+			if r := s.metrics(); r.DeferredJobs != 0 || r.DeferDecisions == 0 {
+				t.Errorf("seed %d, then %s: %d deferred jobs in %d decisions", seed, DeferThenNames[then], r.DeferredJobs, r.DeferDecisions)
+			}
+		}
+	}
+}
+
+// TestDeferCommitments checks what each commitment does to the passes on
+// one story. Job 1 starts at once (its half hour now costs less than
+// waiting for hour 3); job 2 fits when job 1 ends at 30 min and is
+// deferred to 3 h; job 3 arrives at 1.5 h behind it; job 4 arrives at
+// 3:20. Starts are the same under every commitment; the decisions differ:
+// commit decides at 0 and 30 min and starts job 2 at 3 h undecided;
+// recompute decides again on job 3's arrival and at 3 h; recompute_on_ends
+// ignores the arrival.
+func TestDeferCommitments(t *testing.T) {
+	m := Machine{Name: "m", Nodes: 2, Power: NodePower{Idle: 100, Busy: 300}, Infrastructure: 40}
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 1800, Walltime: 1800, Nodes: 1, Procs: 1},
+		{ID: 2, Submit: 60, Runtime: 3600, Walltime: 3600, Nodes: 2, Procs: 2},
+		{ID: 3, Submit: 5400, Runtime: 3600, Walltime: 3600, Nodes: 1, Procs: 1},
+		{ID: 4, Submit: 12000, Runtime: 3600, Walltime: 3600, Nodes: 1, Procs: 1},
+	}
+	tar := hourlyFrom(0.10, 0.40, 0.35, 0.05, 0.50)
+	want := []float64{0, 10800, 14400, 14400}
+	for then, decisions := range map[DeferThen]int{DeferCommit: 4, DeferRecompute: 6, DeferRecomputeOnEnds: 5} {
+		s := runDefer(t, jobs, m, deferPolicy(6, then, 0), 300, tar)
+		if !slices.Equal(s.start, want) {
+			t.Errorf("then %s: starts %v, want %v", DeferThenNames[then], s.start, want)
+		}
+		r := s.metrics()
+		if r.DeferDecisions != decisions || r.DeferredJobs != 1 || r.DeferralHours != 2.5 {
+			t.Errorf("then %s: %d decisions, %d deferred jobs, %v h; want %d, 1, 2.5 h",
+				DeferThenNames[then], r.DeferDecisions, r.DeferredJobs, r.DeferralHours, decisions)
+		}
+	}
+}
+
+// TestDeferHourStartAcrossDST: the window starts at the start of the
+// local hour now is in, also in the hour that the return from summer time
+// repeats (Berlin, 2011-10-30: 02:00–03:00 twice). Counting from a
+// wall-clock date would give the twin hour, after now, for the first.
+func TestDeferHourStartAcrossDST(t *testing.T) {
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no tz data:", err)
+	}
+	s := &sim{clock: tariff.Clock{Epoch: time.Date(2011, 10, 30, 0, 0, 0, 0, time.UTC).Unix(), Loc: loc}}
+	for _, c := range []struct{ now, want float64 }{
+		{1800, 0},           // 02:30 CEST
+		{3600 + 1800, 3600}, // 02:30 CET, an hour later
+		{3600, 3600},        // 02:00 CET exactly
+		{2*3600 + 59, 2 * 3600},
+	} {
+		if got := s.hourStart(c.now); got != c.want {
+			t.Errorf("hour start of %v s: %v, want %v", c.now, got, c.want)
+		}
+	}
+}
