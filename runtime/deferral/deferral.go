@@ -27,6 +27,7 @@ type Profile struct {
 	End    float64
 	prefix []float64 // ∫ from Times[0] to Times[i]
 	finite bool      // every value is finite (valid with prefix)
+	low    float64   // the least value (valid with prefix)
 }
 
 // Reset empties p for reuse, keeping its memory.
@@ -55,8 +56,9 @@ func (p *Profile) seal() bool {
 	for i := 1; i < len(p.Times); i++ {
 		p.prefix = append(p.prefix, p.prefix[i-1]+p.Values[i-1]*(p.Times[i]-p.Times[i-1]))
 	}
-	p.finite = true
+	p.finite, p.low = true, math.Inf(1)
 	for _, v := range p.Values {
+		p.low = math.Min(p.low, v)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			p.finite = false
 		}
@@ -204,27 +206,41 @@ func (j *Job) gs(p *Profile, starts, out []float64) []float64 {
 	return out
 }
 
-// scan evaluates g at the later starts in (from, j.Latest] that
+// horizon bounds the later starts that can cost less than threshold (a
+// cost in kWh × objective) for a decision at now: with every value of the
+// profile positive and positive powers, C(s) ≥ Waiting·min·(s − now) +
+// Running·Run·min, which reaches the threshold after a while — soon for a
+// short job, whose waiting soon costs more than any price could save. The
+// bound is widened well past rounding; +Inf when it does not hold.
+func (j *Job) horizon(p *Profile, now, threshold float64) float64 {
+	low := p.low
+	if !(low > 0 && j.Waiting > 0 && j.Running >= 0) {
+		return math.Inf(1)
+	}
+	dt := (threshold*kWh - j.Running*j.Run*low) / (j.Waiting * low)
+	return now + dt*(1+1e-9) + 1
+}
+
+// scan evaluates g at the later starts in (from, min(j.Latest, limit)] that
 // candidates lists and returns the first of least g and how many starts
 // there are. It walks the two kinds apart — starts on a change, then
 // starts that end on one, each in order with one moving cursor — which
 // is what makes a one-off decision cheap; a start of both kinds is
 // evaluated twice, to the same g, and counted once.
-func (j *Job) scan(p *Profile, from float64) (start, best float64, n int) {
-	ts := p.Times
-	run, latest := j.Run, j.Latest
+func (j *Job) scan(p *Profile, from, limit float64) (start, best float64, n int) {
+	// g and span written out: this loop is most of a price-aware run.
+	ts, pre, vs := p.Times, p.prefix, p.Values
+	run, latest, w, r := j.Run, math.Min(j.Latest, limit), j.Waiting, j.Running
 	best, start = math.Inf(1), math.Inf(1)
-	take := func(s, g float64) {
-		if g < best || g == best && s < start {
-			start, best = s, g
+	// g(s) for s in segment ks and x = s + run in kx, as Job.g.
+	g := func(ks int, s float64, kx int, x float64) float64 {
+		var sp float64
+		if ks == kx {
+			sp = vs[ks] * (x - s)
+		} else {
+			sp = vs[ks]*(ts[ks+1]-s) + (pre[kx] - pre[ks+1]) + vs[kx]*(x-ts[kx])
 		}
-	}
-	// seg(x) for increasing x, from the cursor's last answer.
-	next := func(k int, x float64) int {
-		for k+1 < len(ts) && ts[k+1] <= x {
-			k++
-		}
-		return k
+		return w*(pre[ks]+vs[ks]*(s-ts[ks])) + r*sp
 	}
 	lastA, lastB := math.Inf(-1), math.Inf(-1)
 	// Starts on a change: s is in the segment it starts.
@@ -235,12 +251,18 @@ func (j *Job) scan(p *Profile, from float64) (start, best float64, n int) {
 	kx := 0
 	for a := a0; a < len(ts) && ts[a] <= latest; a++ {
 		s := ts[a]
-		kx = next(kx, s+run)
-		take(s, j.g(p, a, s, kx))
+		x := s + run
+		for kx+1 < len(ts) && ts[kx+1] <= x {
+			kx++
+		}
+		if v := g(a, s, kx, x); v < best {
+			start, best = s, v
+		}
 		n++
 		lastA = s
 	}
-	// Starts that end on a change.
+	// Starts that end on a change (later than an equal start on one only
+	// if they are not the same start).
 	ks := 0
 	kx = 0
 	for b := range ts {
@@ -251,16 +273,32 @@ func (j *Job) scan(p *Profile, from float64) (start, best float64, n int) {
 		if s > latest {
 			break
 		}
-		ks, kx = next(ks, s), next(kx, s+run)
-		take(s, j.g(p, ks, s, kx))
+		x := s + run
+		for ks+1 < len(ts) && ts[ks+1] <= s {
+			ks++
+		}
+		for kx+1 < len(ts) && ts[kx+1] <= x {
+			kx++
+		}
+		if v := g(ks, s, kx, x); v < best || v == best && s < start {
+			start, best = s, v
+		}
 		if ts[ks] != s { // not a change too
 			n++
 		}
 		lastB = s
 	}
-	if latest > from && latest != lastA && latest != lastB {
-		ks, kx = next(ks, latest), next(kx, latest+run)
-		take(latest, j.g(p, ks, latest, kx))
+	if latest = j.Latest; latest > from && latest <= limit && latest != lastA && latest != lastB {
+		x := latest + run
+		for ks+1 < len(ts) && ts[ks+1] <= latest {
+			ks++
+		}
+		for kx+1 < len(ts) && ts[kx+1] <= x {
+			kx++
+		}
+		if v := g(ks, latest, kx, x); v < best || v == best && latest < start {
+			start, best = latest, v
+		}
 		n++
 	}
 	return start, best, n
@@ -348,7 +386,7 @@ func (pl *Plan) Decide(now float64) (Decision, error) {
 	if pl.asked++; pl.asked == 1 {
 		// Most jobs are decided once: one walk over the later starts,
 		// keeping nothing.
-		start, g, n := j.scan(p, now)
+		start, g, n := j.scan(p, now, j.horizon(p, now, d.Cost))
 		d.Candidates = 1 + n
 		if n > 0 {
 			if c := j.laterCost(p, now, g); c < d.Cost {

@@ -120,16 +120,23 @@ func TestPlanIsCheapest(t *testing.T) {
 	}
 	var pl Plan
 	var cand []float64
-	for trial := range 400 {
+	for trial := range 800 {
 		p := &Profile{}
 		tm := 0.0
+		low := -0.08 // half the trials: all values positive (a bounded horizon)
+		if trial%2 == 1 {
+			low = 0.01
+		}
 		for range 40 {
-			v := math.Round((rnd()*0.4-0.08)*20) / 20 // few values: ties
+			v := math.Round((low+rnd()*0.4)*20) / 20 // few values: ties
+			if low > 0 {
+				v = math.Max(v, 0.01)
+			}
 			p.Add(tm, v)
 			tm += 3600
 		}
 		p.End = tm
-		j := Job{Run: 60 + math.Floor(rnd()*20000), Waiting: math.Floor(rnd() * 3), Running: 100 + math.Floor(rnd()*20)*100, PreferNow: 0.001 * math.Floor(rnd()*2)}
+		j := Job{Run: 60 + math.Floor(rnd()*20000), Waiting: math.Floor(rnd()*3) * 50, Running: 100 + math.Floor(rnd()*20)*100, PreferNow: 0.001 * math.Floor(rnd()*2)}
 		j.Latest = math.Floor(rnd() * (p.End - j.Run))
 		if err := pl.Reset(p, j); err != nil {
 			t.Fatal(trial, err)
@@ -152,7 +159,9 @@ func TestPlanIsCheapest(t *testing.T) {
 			if err != nil {
 				t.Fatal(trial, err)
 			}
-			if got != want {
+			// (A plan may evaluate fewer starts: those past its horizon
+			// cannot win.)
+			if got.Start != want.Start || got.Cost != want.Cost || got.CostNow != want.CostNow || got.Candidates > want.Candidates {
 				t.Fatalf("trial %d at %v: plan %+v, Cheapest %+v", trial, now, got, want)
 			}
 		}
@@ -190,5 +199,51 @@ func TestTiesGoToTheEarliest(t *testing.T) {
 				t.Errorf("offset %v: start %v, want the stretch's first %v", off, got.Start, 3600.7+off)
 			}
 		}
+	}
+}
+
+// TestHorizonKeepsTheWinner: where waiting costs little against running,
+// the cheapest start lies far ahead, near the horizon a first decision
+// stops at; it must still be found (the plan's first answer is
+// Cheapest's), and the horizon must prune something in these trials.
+func TestHorizonKeepsTheWinner(t *testing.T) {
+	seed := uint64(11)
+	rnd := func() float64 {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return float64(seed%10000) / 10000
+	}
+	pruned, far := 0, 0
+	for trial := range 2000 {
+		p := &Profile{}
+		for h := range 96 {
+			p.Add(float64(h)*3600, 0.02+0.3*rnd())
+		}
+		p.End = 96 * 3600
+		j := Job{Now: math.Floor(rnd() * 3600), Run: 60 + math.Floor(rnd()*4*3600),
+			Waiting: 1 + math.Floor(rnd()*40), Running: 200 + math.Floor(rnd()*3000), PreferNow: 0.001}
+		j.Latest = p.End - j.Run
+		want, _, err := Cheapest(p, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pl Plan
+		if err := pl.Reset(p, j); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := pl.Decide(j.Now)
+		if got.Start != want.Start || got.Cost != want.Cost {
+			t.Fatalf("trial %d: plan %+v, Cheapest %+v", trial, got, want)
+		}
+		if got.Candidates < want.Candidates {
+			pruned++
+		}
+		if want.Start-j.Now > 12*3600 {
+			far++
+		}
+	}
+	if pruned == 0 || far == 0 {
+		t.Errorf("%d decisions pruned, %d chose a start over 12 h ahead: the trials do not exercise the horizon", pruned, far)
 	}
 }
