@@ -320,7 +320,12 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.firstT = jobs[0].Submit
 	s.now = t0
 	if s.keepStates {
-		s.states = newStateSeries(s.model, s.states) // s.states: a sink from streamStates, or nil
+		var freqs []float64
+		for _, ps := range s.machine.PStates {
+			freqs = append(freqs, ps.Freq)
+		}
+		// (s.states: a sink from streamStates, or nil)
+		s.states = newStateSeries(s.model, s.states, freqs, s.machine.Cores, s.caps != nil)
 		s.observe()
 	}
 	s.changed = true
@@ -543,7 +548,13 @@ func (s *sim) observe() {
 	}
 	if s.states != nil {
 		s.model.Power(s.cnt, s.watts)
-		s.states.record(s.now, s.cnt, s.watts)
+		capW := math.NaN()
+		if s.caps != nil {
+			if c := s.caps.capAt(s); !math.IsInf(c, 1) {
+				capW = c
+			}
+		}
+		s.states.record(s.now, s.cnt, s.watts, capW)
 	}
 }
 

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -30,7 +32,10 @@ type StateSink interface {
 
 type stateSeries struct {
 	StateSeries
-	row []float64
+	row     []float64
+	pstates int     // busy-cores columns, one per pstate (0: a single pstate)
+	cores   float64 // per node
+	capped  bool    // a cap_w column
 	// Streaming to sink: the last row is held back (last, at lastT;
 	// pending says one is held) until an instant after it, since a row
 	// at the same time replaces it.
@@ -48,7 +53,11 @@ func streamStates(sink StateSink) simOption {
 
 // newStateSeries starts the series of a machine; prev, if not nil, is
 // what streamStates set (its sink).
-func newStateSeries(m *machine.Model, prev *stateSeries) *stateSeries {
+// The columns after the power components describe pstates and caps
+// (Georgiou et al.'s Figs. 6–7): busy cores per frequency on a machine with
+// several pstates, and the cap in force under a powercap policy (NaN, an
+// empty CSV field, while none applies).
+func newStateSeries(m *machine.Model, prev *stateSeries, freqs []float64, cores int, capped bool) *stateSeries {
 	cols := []string{"idle", "reserved", "off", "booting", "shutting_down", "busy", "work"}
 	for _, l := range m.Spec().Levels {
 		cols = append(cols, l.Name+"_on")
@@ -56,7 +65,18 @@ func newStateSeries(m *machine.Model, prev *stateSeries) *stateSeries {
 	for _, c := range m.Components() {
 		cols = append(cols, "power_"+c+"_w")
 	}
-	ss := &stateSeries{StateSeries: StateSeries{Columns: cols}, row: make([]float64, len(cols))}
+	ss := &stateSeries{cores: float64(max(1, cores)), capped: capped}
+	if len(freqs) > 1 {
+		ss.pstates = len(freqs)
+		for _, f := range freqs {
+			cols = append(cols, fmt.Sprintf("busy_cores_%gmhz", math.Round(f/1e6)))
+		}
+	}
+	if capped {
+		cols = append(cols, "cap_w")
+	}
+	ss.StateSeries = StateSeries{Columns: cols}
+	ss.row = make([]float64, len(cols))
 	if prev != nil && prev.sink != nil {
 		ss.sink, ss.last = prev.sink, make([]float64, len(cols))
 		ss.sink.Begin(slices.Clone(cols))
@@ -66,7 +86,7 @@ func newStateSeries(m *machine.Model, prev *stateSeries) *stateSeries {
 
 // record adds a row at t if the state differs from the last row's; a row
 // already at t is overwritten (an instant records its final state).
-func (ss *stateSeries) record(t float64, c *machine.Counts, power []float64) {
+func (ss *stateSeries) record(t float64, c *machine.Counts, power []float64, capW float64) {
 	r := ss.row[:0]
 	for _, n := range []int{c.Idle, c.Reserved, c.Off, c.Booting, c.Shutting, c.Busy, c.Work} {
 		r = append(r, float64(n))
@@ -75,6 +95,12 @@ func (ss *stateSeries) record(t float64, c *machine.Counts, power []float64) {
 		r = append(r, float64(n))
 	}
 	r = append(r, power...)
+	for p := range ss.pstates {
+		r = append(r, float64(c.BusyAt[p])*ss.cores)
+	}
+	if ss.capped {
+		r = append(r, capW)
+	}
 	if ss.sink != nil {
 		if ss.pending {
 			if same(ss.last, r) {
@@ -116,7 +142,7 @@ func (ss *stateSeries) flush() {
 
 func same(a, b []float64) bool {
 	for i := range a {
-		if a[i] != b[i] {
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
 			return false
 		}
 	}

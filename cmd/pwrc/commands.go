@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -511,7 +512,9 @@ func writeStatesCSV(w io.Writer, ss *pwrt.StateSeries) {
 		b := []byte(csvFloat(t))
 		for _, v := range ss.Values[i*k : (i+1)*k] {
 			b = append(b, ',')
-			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+			if !math.IsNaN(v) { // NaN: none (cap_w while no cap applies)
+				b = strconv.AppendFloat(b, v, 'g', -1, 64)
+			}
 		}
 		fmt.Fprintln(w, string(b))
 	}

@@ -151,3 +151,99 @@ func TestStatesAndNodeLists(t *testing.T) {
 		t.Error("the manifest does not list the states files")
 	}
 }
+
+// capScenario: a machine with pstates under a DVFS powercap for an hour.
+const capScenario = `import "std/policies"
+import "std/kunkel"
+
+machine m {
+  nodes 32
+  cores 4
+  power {
+    off 5 W
+    idle 80 W
+    pstate 2.4 GHz 300 W
+    pstate 1.8 GHz 220 W
+    pstate 1.2 GHz 160 W
+    slowdown 1.6 at 1.2 GHz
+  }
+}
+
+policy capped from easy { powercap 5 kW from 10 h for 1 h { mode dvfs } }
+
+experiment x {
+  workload synthetic { jobs 300; load 80%; seed 4 }
+  machine  m
+  contract kunkel_fixed
+  policy   capped
+}
+`
+
+// TestStatesPStatesAndCap reads back the pstate and cap columns of
+// <run>.states.csv: busy cores per frequency add up to the busy nodes'
+// cores at every row; cap_w is empty outside the cap's hour and 5000
+// inside it, where the machine's power stays under it.
+func TestStatesPStatesAndCap(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeScenario(t, "cap.pwr", capScenario)
+	if _, errOut, code := pwrc(t, "run", scen, "--series", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := readCSV(t, filepath.Join(dir, "x.states.csv"))
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	freqs := []string{"busy_cores_2400mhz", "busy_cores_1800mhz", "busy_cores_1200mhz"}
+	for _, c := range append(freqs, "cap_w", "busy", "time") {
+		if _, ok := col[c]; !ok {
+			t.Fatalf("no column %s in %v", c, rows[0])
+		}
+	}
+	num := func(r []string, c string) float64 {
+		v, err := strconv.ParseFloat(r[col[c]], 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", c, r[col[c]], err)
+		}
+		return v
+	}
+	inCap, lowered := 0, 0
+	first := num(rows[1], "time")
+	for _, r := range rows[1:] {
+		sum := 0.0
+		for _, f := range freqs {
+			sum += num(r, f)
+		}
+		if busy := num(r, "busy"); sum != 4*busy {
+			t.Fatalf("row at %s: busy cores per frequency sum to %v, busy nodes %v", r[col["time"]], sum, busy)
+		}
+		at := num(r, "time") - first
+		switch {
+		case at >= 10*3600 && at < 11*3600:
+			inCap++
+			if num(r, "cap_w") != 5000 {
+				t.Errorf("row at %v s: cap_w %q inside the cap's hour", at, r[col["cap_w"]])
+			}
+			power := 0.0
+			for h, i := range col {
+				if strings.HasPrefix(h, "power_") {
+					v, _ := strconv.ParseFloat(r[i], 64)
+					power += v
+				}
+			}
+			if power > 5000*(1+1e-9) {
+				t.Errorf("row at %v s: %v W under a 5 kW cap", at, power)
+			}
+			if num(r, "busy_cores_1800mhz")+num(r, "busy_cores_1200mhz") > 0 {
+				lowered++
+			}
+		case at < 10*3600 || at >= 11*3600+1:
+			if r[col["cap_w"]] != "" {
+				t.Errorf("row at %v s: cap_w %q outside the cap", at, r[col["cap_w"]])
+			}
+		}
+	}
+	if inCap == 0 || lowered == 0 {
+		t.Errorf("%d rows in the cap's hour, %d with jobs below the top frequency: the scenario does not exercise the columns", inCap, lowered)
+	}
+}
