@@ -21,6 +21,7 @@ import (
 // holds (no jobs, jobs dropped by cleaning, times out of order, extreme
 // values, malformed lines) and whatever the policy (FCFS, EASY, greedy
 // backfilling, shutdown, budgets, knapsack, contiguous allocation, admit,
+// price-aware deferral,
 // priority and order rules) and contract, a run must either fail with a
 // message or give finite metrics and a valid schedule: every job starts at
 // or after its submission and ends after it starts, and the nodes in use
@@ -251,7 +252,8 @@ func genScenario(data []byte) scenario {
 	for i := range nPol {
 		names[i] = fmt.Sprintf("p%d", i)
 		w("policy %s {", names[i])
-		w("  backfill %s", pick(f, "none", "easy", "greedy depth 1", "greedy depth 100", "easy"))
+		bf := pick(f, "none", "easy", "greedy depth 1", "greedy depth 100", "easy")
+		w("  backfill %s", bf)
 		if f.flag(3) {
 			w("  estimate exact")
 		}
@@ -291,6 +293,15 @@ func genScenario(data []byte) scenario {
 						pick(f, "job.power", "job.nodes * 100", "job.power_per_node", "0"))
 				}
 			}
+		}
+		// (Last, so that the choices above read the same bytes as before.)
+		if (bf == "none" || f.flag(10)) && f.flag(3) {
+			deadline := ""
+			if f.flag(2) {
+				deadline = "; deadline " + pick(f, "1 h", "12 h")
+			}
+			w("  defer cheapest { lookahead %s; then %s%s }", pick(f, "3 h", "12 h", "96 h"),
+				pick(f, "commit", "recompute", "recompute_on_ends"), deadline)
 		}
 		w("}")
 	}
