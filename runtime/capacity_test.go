@@ -414,3 +414,19 @@ func TestCapacityKTHAgainstReflawson(t *testing.T) {
 		})
 	}
 }
+
+// Item 6 on KTH: `active fixed 100%` and two-level with L = U give plain
+// EASY's schedule, job for job, under PWRC_DATA.
+func TestCapacityKTHFullIsEASY(t *testing.T) {
+	jobs, nodes := loadTrace(t, "KTH-SP2-1996-2.1-cln.swf.gz")
+	plain := runActive(t, jobs, nodes, nil)
+	for _, a := range []*Active{
+		{Kind: ActiveFixed, Fixed: NodeLevel{Share: 1}},
+		{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: nodes}, High: NodeLevel{All: true}},
+	} {
+		s := runActive(t, jobs, nodes, a)
+		if !slices.Equal(s.start, plain.start) || !slices.Equal(s.end, plain.end) {
+			t.Errorf("%+v: the schedule differs from plain EASY", a)
+		}
+	}
+}
