@@ -195,7 +195,6 @@ func (c *compiler) activeStage(s *lang.Stmt, b binding, base *runtime.Active) (*
 
 // sla reads `sla mean bsld <= S`: the only SLA in this version.
 func (c *compiler) sla(s *lang.Stmt, b binding) (float64, bool) {
-	const usage = "sla mean bsld <= 200"
 	a := s.Args
 	if len(a) != 4 || a[0].Text() != "mean" || a[1].Text() != "bsld" || a[2].Text() != "<=" {
 		r := s.Key.R

@@ -430,3 +430,46 @@ func TestCapacityKTHFullIsEASY(t *testing.T) {
 		}
 	}
 }
+
+// With boot and shutdown times, a lowering shuts nodes down and a raise
+// boots them; jobs wait for them. Every run completes, jobs never hold
+// more nodes than are active, and the machine's states add up.
+func TestCapacityWithTransitions(t *testing.T) {
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		u := []int{8, 32, 100}[seed%3]
+		jobs := randomToyJobs(r, 400, u, 0.7, 60)
+		for _, a := range []*Active{
+			{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: u / 2}, High: NodeLevel{All: true}},
+			{Kind: ActiveOnline, SLA: 3, Every: 3600},
+			{Kind: ActiveOnline, SLA: 3, Every: 3600, Raise: RaiseToMax},
+			{Kind: ActiveFixed, Fixed: NodeLevel{All: true}},
+		} {
+			for _, shut := range []bool{false, true} {
+				pol := easyExact
+				pol.Active = a
+				if shut {
+					pol.Shutdown = &Shutdown{After: 600}
+				}
+				m := testMachine(u)
+				m.BootTime, m.ShutdownTime = 120, 60
+				s, err := simulate(jobs, &m, u, &pol, constPower(len(jobs), m.Power.Busy), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("seed %d %+v shutdown %v", seed, a, shut)
+				if s.done != len(jobs) {
+					t.Fatalf("%s: %d of %d jobs done", name, s.done, len(jobs))
+				}
+				checkActiveCovers(t, s, name)
+				c := s.cnt
+				if c.Busy != 0 || c.Booting != s.capa.boot || c.Idle+c.Off+c.Shutting+c.Booting != u || c.Idle < 0 || c.Off < 0 {
+					t.Fatalf("%s: counts at the end %+v (controller: %d booting)", name, *c, s.capa.boot)
+				}
+				if s.capa.inact < 0 || s.capa.inShut < 0 || s.capa.actShut < 0 || s.capa.inact > u {
+					t.Fatalf("%s: controller %+v", name, *s.capa)
+				}
+			}
+		}
+	}
+}
