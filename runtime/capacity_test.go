@@ -473,3 +473,62 @@ func TestCapacityWithTransitions(t *testing.T) {
 		}
 	}
 }
+
+// SDSC-BLUE (Blue Horizon at processor granularity, U = 1152, Table 1's
+// L = 922): two-level and weekly OLS job for job against reflawson, under
+// PWRC_DATA and not in -short mode.
+func TestCapacityBlueAgainstReflawson(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a large trace in -short mode")
+	}
+	jobs, nodes := loadTrace(t, "SDSC-BLUE-2000-4.2-cln.swf.gz")
+	for _, c := range []struct {
+		name string
+		a    *Active
+	}{
+		{"two-level", &Active{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: 922}, High: NodeLevel{All: true}}},
+		{"ols", &Active{Kind: ActiveOnline, SLA: 200, Every: 7 * 86400}},
+	} {
+		t.Run(c.name, func(t *testing.T) { compareReflawson(t, "SDSC-BLUE "+c.name, jobs, nodes, c.a) })
+	}
+}
+
+// Requested estimates: the engine's backfilling uses them and its
+// look-ahead lasts them; reflawson agrees job for job.
+func TestCapacityRequestedAgainstReflawson(t *testing.T) {
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		u := []int{16, 64, 100}[seed%3]
+		jobs := randomToyJobs(r, 400, u, 0.8, 60)
+		for i := range jobs { // estimates 1 to 4 times the run, rounded to 15 min
+			jobs[i].Walltime = math.Max(900, math.Ceil(jobs[i].Runtime*(1+3*r.Float64())/900)*900)
+		}
+		for _, a := range []*Active{
+			{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: u * 3 / 4}, High: NodeLevel{All: true}},
+			{Kind: ActiveOnline, SLA: 3, Every: 3600},
+			{Kind: ActiveOnline, SLA: 10, Every: 7200, Search: SearchBinary},
+		} {
+			pol := Policy{Name: "easy", Backfill: EASY, Active: a}
+			m := testMachine(u)
+			s, err := simulate(jobs, &m, u, &pol, constPower(len(jobs), m.Power.Busy), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := refJobs(jobs)
+			for i := range in {
+				in[i].Estimate = jobs[i].Walltime
+			}
+			ref, err := reflawson.Run(in, refPolicy(a, u))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.start, ref.Start) {
+				t.Fatalf("seed %d %+v: starts differ from reflawson's", seed, a)
+			}
+			st := s.activeStat()
+			if st.Changes != ref.Metrics.Changes || st.Decisions != ref.Metrics.Decisions || st.Simulations != ref.Metrics.Simulations || !near(st.Savings, ref.Metrics.Savings) {
+				t.Fatalf("seed %d %+v: %+v, reflawson %+v", seed, a, st, ref.Metrics)
+			}
+		}
+	}
+}
