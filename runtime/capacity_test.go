@@ -532,3 +532,46 @@ func TestCapacityRequestedAgainstReflawson(t *testing.T) {
 		}
 	}
 }
+
+// The controller gives the same schedule, timeline and energy on counted
+// nodes, on identified nodes (a Table) and with full passes only, with
+// and without boot and shutdown times.
+func TestCapacityNodeModelsAgree(t *testing.T) {
+	for seed := range uint64(4) {
+		r := rand.New(rand.NewPCG(seed, 12))
+		u := []int{16, 64}[seed%2]
+		jobs := randomToyJobs(r, 300, u, 0.75, 60)
+		for _, a := range []*Active{
+			{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: u / 2}, High: NodeLevel{All: true}},
+			{Kind: ActiveOnline, SLA: 3, Every: 3600},
+		} {
+			for _, transit := range []bool{false, true} {
+				run := func(opts ...simOption) *sim {
+					pol := easyExact
+					pol.Active = a
+					m := testMachine(u)
+					if transit {
+						m.BootTime, m.ShutdownTime = 120, 60
+					}
+					s, err := simulate(jobs, &m, u, &pol, constPower(len(jobs), m.Power.Busy), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), opts...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return s
+				}
+				counted := run()
+				table := run(recordNodes())
+				fullPassesOnly = true
+				full := run()
+				fullPassesOnly = false
+				name := fmt.Sprintf("seed %d %+v transit %v", seed, a, transit)
+				for _, other := range []*sim{table, full} {
+					if !slices.Equal(counted.start, other.start) || fmt.Sprint(counted.activeStat()) != fmt.Sprint(other.activeStat()) ||
+						!near(counted.metrics().Energy, other.metrics().Energy) {
+						t.Fatalf("%s: counted and identified nodes or full passes differ", name)
+					}
+				}
+			}
+		}
+	}
+}
