@@ -66,11 +66,12 @@ func newLookahead(s *sim) *lookahead {
 	return la
 }
 
-// forecast simulates run s's state from now on l nodes and returns the
-// mean Lawson bounded slowdown, 1 + wait / max(10 s, v), of the jobs
-// queued now (v: their simulated run time); +Inf if the queue cannot
-// drain (an admit rule that refuses a job while nothing runs).
-func (la *lookahead) forecast(s *sim, l int) float64 {
+// simulate runs run s's scheduling state from now on l nodes, with no
+// further arrivals, until the queue drains; it reports false if it cannot
+// (an admit rule that refuses a job while nothing runs). Afterwards
+// Start and End give the simulated schedule of every job queued at s.now
+// (and of the running ones: their start and estimated end).
+func (la *lookahead) simulate(s *sim, l int) bool {
 	x := la.x
 	la.nm.Reset(l, s.now)
 	x.nodes = l
@@ -99,7 +100,7 @@ func (la *lookahead) forecast(s *sim, l int) float64 {
 	x.pass()
 	for len(x.queue) > 0 {
 		if len(x.heap) == 0 {
-			return math.Inf(1)
+			return false
 		}
 		t := x.heap[0].t
 		x.now = t
@@ -108,12 +109,26 @@ func (la *lookahead) forecast(s *sim, l int) float64 {
 		}
 		x.pass()
 	}
+	return true
+}
+
+// Start and End are job j's simulated start and end after simulate.
+func (la *lookahead) Start(j int32) float64 { return la.x.start[j] }
+func (la *lookahead) End(j int32) float64   { return la.x.end[j] }
+
+// forecast is Lawson's probe: the mean Lawson bounded slowdown, 1 + wait /
+// max(10 s, v), of the jobs queued now when run s continues on l nodes
+// (v: their simulated run time); +Inf if the queue cannot drain.
+func (la *lookahead) forecast(s *sim, l int) float64 {
+	if !la.simulate(s, l) {
+		return math.Inf(1)
+	}
 	if len(s.queue) == 0 {
 		return 1
 	}
 	sum := 0.0
 	for _, j := range s.queue {
-		sum += lawsonSlowdown(x.start[j]-s.jobs[j].Submit, x.end[j]-x.start[j])
+		sum += lawsonSlowdown(la.Start(j)-s.jobs[j].Submit, la.End(j)-la.Start(j))
 	}
 	return sum / float64(len(s.queue))
 }

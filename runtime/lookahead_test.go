@@ -65,7 +65,7 @@ func TestForecastIsExact(t *testing.T) {
 			queued = append(queued[:0], s.queue...)
 			simStart = simStart[:0]
 			for _, j := range s.queue {
-				simStart = append(simStart, la.x.start[j])
+				simStart = append(simStart, la.Start(j))
 			}
 		}
 		s := runActive(t, jobs, u, a)
