@@ -575,3 +575,23 @@ func TestCapacityNodeModelsAgree(t *testing.T) {
 		}
 	}
 }
+
+// Rules see the active nodes as the free ones: system.free counts only
+// active nodes a job could take.
+func TestCapacitySystemFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 14))
+	jobs := randomToyJobs(r, 300, 64, 0.6, 60)
+	checked := 0
+	a := &Active{Kind: ActiveOnline, SLA: 5, Every: 3600, test: &activeTest{}}
+	a.test.probe = func(s *sim, l int, la *lookahead) {
+		s.setPassEnv()
+		if got, want := s.env.System.Free, s.capa.free(s); got != want || want > s.capa.active {
+			t.Fatalf("at %g: system.free %d, want %d (active %d)", s.now, got, want, s.capa.active)
+		}
+		checked++
+	}
+	runActive(t, jobs, 64, a)
+	if checked == 0 {
+		t.Fatal("no simulation ran")
+	}
+}
