@@ -247,6 +247,12 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 					}
 				}
 			}},
+			{name: "active", usage: activeUsage, decode: func(s *lang.Stmt) {
+				refs.activeAt = s
+				if a, ok := c.activeStage(s, b, p.Active); ok {
+					p.Active = a
+				}
+			}},
 			{name: "defer", usage: deferUsage, decode: func(s *lang.Stmt) {
 				deferAt = s
 				if df, ok := c.deferStage(s, b, p.Defer); ok {
@@ -300,6 +306,9 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 			c.diags.Errorf(at, "%s defers jobs and has a power budget, a powercap or a knapsack", what(d)).
 				With("A deferral is decided for the FIFO head alone; pwrc does not combine it with power limits yet. Use one or the other.")
 		}
+	}
+	if b == nil {
+		c.checkActive(d, &p, refs.activeAt)
 	}
 	if b == nil && p.Admit != nil && p.Admit.Deps&runtime.DepWait != 0 && p.Interval == 0 && admitAt != nil {
 		_, r := c.file(admitAt).ArgsSource(admitAt, 0)

@@ -18,6 +18,8 @@ type policyRefs struct {
 	freqHz  float64     // F
 	keepAt  *lang.Stmt  // `shutdown idle after T keep N`
 	caps    []capRefs   // the powercaps, in order
+
+	activeAt *lang.Stmt // `active …` (active.go)
 }
 
 // allocators are the names `allocate` takes: Maui's node-allocation
@@ -229,6 +231,9 @@ func (c *compiler) pairPolicy(run *runtime.Run, refs policyRefs, b binding) bool
 			}
 			p.Frequency.PState = i
 		}
+	}
+	if !c.pairActive(run, refs.activeAt) {
+		ok = false
 	}
 	if len(p.Powercaps) > 0 && !c.pairPowercaps(m, p.Powercaps, refs.caps) {
 		ok = false

@@ -44,6 +44,8 @@ const (
 	evShutDone           // a batch of nodes finished shutting down
 	evBootIdle           // nodes booted without a job (a powercap window's end)
 	evCapShutDone        // reserved nodes finished shutting down (a powercap window)
+	evActShutDone        // nodes a capacity controller lowered finished shutting down
+	evActBootDone        // nodes a capacity controller raised finished booting
 )
 
 type event struct {
@@ -137,6 +139,7 @@ type sim struct {
 	lastEnd        float64 // when the last job ended
 
 	caps     *capStage // nil without powercaps
+	capa     *capacity // nil without an `active` stage (capacity.go)
 	killed   []bool    // jobs a powercap killed (running kill)
 	origin   float64   // offsets in powercap times count from here
 	measured bool      // the accounting window is a measure window: job figures clipped too
@@ -294,6 +297,11 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if err := s.newMachine(t0); err != nil {
 		return nil, err
 	}
+	if pol.Active != nil && n > 0 {
+		if err := s.newCapacity(t0); err != nil {
+			return nil, err
+		}
+	}
 	if len(pol.Powercaps) > 0 && n > 0 {
 		if s.origin == 0 {
 			s.origin = jobs[0].Submit
@@ -394,7 +402,7 @@ func (s *sim) newMachine(t0 float64) error {
 		}
 		pick = p
 	}
-	t, err := machine.NewTable(s.model, s.nodes, len(s.jobs), pick, s.pol.Shutdown != nil, t0)
+	t, err := machine.NewTable(s.model, s.nodes, len(s.jobs), pick, s.pol.Shutdown != nil || s.pol.Active != nil, t0)
 	if err != nil {
 		return fmt.Errorf("machine %s: %w", s.machine.Name, err)
 	}
@@ -494,6 +502,11 @@ func (s *sim) loop() error {
 				t = w
 			}
 		}
+		if s.capa != nil {
+			if w := s.capa.next(); w < t {
+				t = w
+			}
+		}
 		if iv := s.pol.Interval; iv > 0 && len(s.queue) > 0 {
 			// The next tick of the scheduler's cycle strictly after now.
 			if w := s.firstT + (math.Floor((s.now-s.firstT)/iv)+1)*iv; w < t {
@@ -509,10 +522,14 @@ func (s *sim) loop() error {
 			s.apply(s.pop())
 			lastProgress = t
 		}
+		arrived := next
 		for next < n && s.jobs[next].Submit == t {
 			s.enqueue(int32(next))
 			next++
 			lastProgress = t
+		}
+		if s.capa != nil {
+			s.capa.beforePass(s, arrived, next)
 		}
 		if s.caps != nil {
 			if s.deps != 0 {
@@ -530,6 +547,9 @@ func (s *sim) loop() error {
 			if s.defers != nil && s.defers.err != nil {
 				return s.defers.err
 			}
+		}
+		if s.capa != nil {
+			s.capa.afterPass(s)
 		}
 		s.shutdownIdle()
 		s.observe()
@@ -624,6 +644,8 @@ func (s *sim) apply(e event) {
 	case evShutDone:
 		s.mach.ShutDone(int(e.n))
 		s.removeRunning(e.t, e.job)
+	case evActShutDone, evActBootDone:
+		s.capa.applyEvent(s, e)
 	}
 }
 
@@ -655,7 +677,12 @@ func (s *sim) shutdownIdle() {
 }
 
 // free is the number of nodes a job could take now.
-func (s *sim) free() int { return s.cnt.Free() }
+func (s *sim) free() int {
+	if s.capa != nil {
+		return s.capa.free(s)
+	}
+	return s.cnt.Free()
+}
 
 // startJob starts job j now (or when its nodes have booted).
 func (s *sim) startJob(j int32) {

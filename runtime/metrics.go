@@ -103,6 +103,13 @@ type Metrics struct {
 	DeferredJobs   int
 	DeferralHours  float64
 	DeadlineStarts int
+
+	// Lawson & Smirni (lawson_metrics.go): their mean bounded slowdown,
+	// SLA-violation shares, and the capacity controller (nil without one).
+	BsldLawson    float64
+	SLAViolations SLAShares
+	Active        *ActiveStat
+	Weeks         []WeekStat // per week from the first submission
 }
 
 // HourStat integrates one local hour of day over a run.
@@ -275,6 +282,7 @@ func (s *sim) metrics() Metrics {
 	if c := s.caps; c != nil {
 		m.HasCaps, m.CapExcessSeconds, m.CapExcessW, m.Killed = true, c.excessSeconds, c.excessMax, c.killed
 	}
+	s.lawsonMetrics(&m)
 	waits := make([]float64, len(s.jobs))
 	var sumWait, sumBsld float64
 	for i := range s.jobs {

@@ -152,7 +152,7 @@ func (s *sim) setPassEnv() {
 	e.Price.Mean = s.priceMean
 	c := s.cnt
 	e.System = SystemEnv{
-		Nodes: s.nodes, Free: c.Free(), Idle: c.Idle, Off: c.Off, Busy: c.Busy,
+		Nodes: s.nodes, Free: s.free(), Idle: c.Idle, Off: c.Off, Busy: c.Busy,
 		Power: s.model.Power(c, s.watts), Queue: len(s.queue), JobPower: c.JobW, Budget: math.Inf(1),
 		Infrastructure: s.infra,
 	}

@@ -355,6 +355,10 @@ type Policy struct {
 	Value    *Expr  // knapsack value; nil = job.nodes
 	Weight   *Expr  // budget weight of a job; nil = job.power
 	Defer    *Defer // nil = jobs start as soon as they can
+
+	// Active is the capacity controller (capacity.go); nil: every node
+	// is schedulable.
+	Active *Active
 }
 
 // Rules returns every rule of the policy, its stages' included.

@@ -63,3 +63,16 @@ awk -v a="$hp" -v b="$hr" -v r="$rr" 'BEGIN{printf "HPC2N on 240 nodes: EASY %.3
 read -r cp _ < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment curie_plain)
 read -r cl rl < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment curie_levels)
 awk -v a="$cp" -v b="$cl" -v r="$rl" 'BEGIN{printf "CEA-Curie partition 10 on 5,040 nodes: EASY %.3f s; with chassis, racks and pstates %.3f s (%.2fx), %.0f MB\n", a, b, b/a, r/1024}'
+
+# Lawson & Smirni's online simulation on SDSC-BLUE (1,152 processors)
+# against plain EASY: weekly (within 3x) and hourly (within 20x), and the
+# look-ahead's decisions and simulations per second of the extra time.
+f="$data/traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
+read -r le _ < <(measure "$bin" run scripts/bench/lawson.pwr --set "trace=$f" --experiment blue_easy)
+for k in weekly hourly; do
+  counts=$("$bin" run scripts/bench/lawson.pwr --set "trace=$f" --experiment "blue_ols_$k" --format json | grep -o '"ols_[a-z]*": [0-9]*' | grep -o '[0-9]*' | tr '\n' ' ')
+  read -r lo _ < <(measure "$bin" run scripts/bench/lawson.pwr --set "trace=$f" --experiment "blue_ols_$k")
+  read -r dec sims <<< "$counts"
+  awk -v k="$k" -v a="$le" -v b="$lo" -v d="$dec" -v s="$sims" 'BEGIN{x=b-a; if (x < 0.001) x=0.001;
+    printf "SDSC-BLUE: EASY %.3f s; OLS %s %.3f s (%.2fx); %d decisions, %d simulations: %.0f decisions/s, %.0f simulations/s of the extra time\n", a, k, b, b/a, d, s, d/x, s/x}'
+done

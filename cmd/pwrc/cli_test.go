@@ -276,11 +276,11 @@ func TestManifest(t *testing.T) {
 		if int64(len(data)) != f.Bytes || hex.EncodeToString(sum[:]) != f.SHA256 {
 			t.Errorf("%s: %d bytes, sha256 %x; the manifest says %d, %s", f.Name, len(data), sum, f.Bytes, f.SHA256)
 		}
-		if want := f.Run + map[string]string{"jobs": ".csv", "series": ".hours.csv", "states": ".states.csv"}[f.Kind]; f.Name != want {
+		if want := f.Run + map[string]string{"jobs": ".csv", "series": ".hours.csv", "states": ".states.csv", "weeks": ".weeks.csv", "active": ".active.csv"}[f.Kind]; f.Name != want {
 			t.Errorf("file %s of run %s, kind %s", f.Name, f.Run, f.Kind)
 		}
 	}
-	if kinds["jobs"] != 4 || kinds["series"] != 4 || kinds["states"] != 4 {
+	if kinds["jobs"] != 4 || kinds["series"] != 4 || kinds["states"] != 4 || kinds["weeks"] != 4 || kinds["active"] != 0 {
 		t.Errorf("files by kind: %v", kinds)
 	}
 	entries, _ := os.ReadDir(dir)

@@ -352,6 +352,7 @@ func (d *outDir) names(r *pwrt.Run) []string {
 	}
 	if d.series {
 		out = append(out, r.Name+".hours.csv", r.Name+".states.csv")
+		out = append(out, lawsonNames(r)...)
 	}
 	return out
 }
@@ -383,6 +384,7 @@ func (d *outDir) files(results []*pwrt.Result) []runFile {
 			if r.States != nil {
 				out = append(out, runFile{r.Run.Name + ".states.csv", r.Run.Name, "states", func(b *bytes.Buffer) { writeStatesCSV(b, r.States) }})
 			}
+			out = append(out, lawsonFiles(r)...)
 		}
 	}
 	return out
@@ -414,7 +416,7 @@ type manifestRun struct {
 type manifestFile struct {
 	Name   string `json:"name"`
 	Run    string `json:"run"`
-	Kind   string `json:"kind"` // jobs, series, states or machine_states
+	Kind   string `json:"kind"` // jobs, series, states, machine_states, weeks or active
 	Bytes  *int64 `json:"bytes,omitempty"`
 	SHA256 string `json:"sha256,omitempty"`
 }

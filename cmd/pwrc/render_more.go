@@ -119,6 +119,7 @@ func moreColumn(key string, rs []*pwrt.Result) (column, bool) {
 
 // moreJSON adds the keys of these metrics a run has.
 func moreJSON(m *pwrt.Metrics, out map[string]any) {
+	lawsonJSON(m, out)
 	if m.Measured {
 		out["launched"], out["cpu_time_core_hours"], out["useful_work_core_hours"] = m.Launched, m.CPUSeconds/3600, m.UsefulSeconds/3600
 		out["cpu_time_pct"], out["energy_pct"] = m.CPUPct, m.EnergyPct

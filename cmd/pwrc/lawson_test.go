@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+const lawsonScenario = `import "std/policies"
+machine m { nodes 64; cores 1; power { off 5 W; idle 50 W; busy 200 W } }
+policy two from easy_exact { active two_level { low 40; high all } }
+policy ols from easy_exact { active online { sla mean bsld <= 20; every 1 d } }
+experiment lawson {
+  workload synthetic { jobs 3000; load 60%; seed 4 }
+  machine  m
+  contract { flat 0.1 EUR/kWh }
+  policy   [easy_exact, two, ols] baseline easy_exact
+  report   bsld(lawson), sla_violations, active_util, proc_savings, node_hours_off, active(mean, min, max, changes), ols_decisions, ols_simulations
+}
+`
+
+// readCSV reads a CSV file into its header and rows of floats.
+func readFloatCSV(t *testing.T, path string) ([]string, [][]float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var rows [][]float64
+	for _, r := range recs[1:] {
+		row := make([]float64, len(r))
+		for i, x := range r {
+			if row[i], err = strconv.ParseFloat(x, 64); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return recs[0], rows
+}
+
+// The --series files of Lawson's figures read back to the run's totals:
+// weeks.csv's jobs add up to the run's, its active node time to ∫ active dt
+// and its utilizations to active_util; active.csv's timeline integrates to
+// proc_savings and changes as often as the run says.
+func TestLawsonSeries(t *testing.T) {
+	scen := writeScenario(t, "lawson.pwr", lawsonScenario)
+	dir := t.TempDir()
+	stdout, errOut, code := pwrc(t, "run", scen, "--format", "json", "--series", dir)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var results []struct {
+		Run     string
+		Metrics map[string]any
+	}
+	if err := json.Unmarshal([]byte(stdout), &results); err != nil || len(results) != 3 {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	for _, r := range results {
+		m := r.Metrics
+		num := func(k string) float64 {
+			v, ok := m[k].(float64)
+			if !ok {
+				t.Fatalf("run %s: no %s in JSON", r.Run, k)
+			}
+			return v
+		}
+		head, weeks := readFloatCSV(t, filepath.Join(dir, r.Run+".weeks.csv"))
+		if len(head) != 8 || head[2] != "jobs_completed" {
+			t.Fatalf("weeks.csv header %v", head)
+		}
+		jobs, area, busy, bsld := 0.0, 0.0, 0.0, 0.0
+		for _, w := range weeks {
+			jobs += w[2]
+			bsld += w[2] * w[3]
+			area += w[7] * w[1]
+			busy += w[5] * w[7] * w[1]
+		}
+		if jobs != num("jobs") || math.Abs(bsld/jobs-num("bsld_lawson_mean")) > 1e-6*num("bsld_lawson_mean") {
+			t.Errorf("run %s: weeks add up to %g jobs, mean s %g; the run has %g, %g", r.Run, jobs, bsld/jobs, num("jobs"), num("bsld_lawson_mean"))
+		}
+		days := num("run_days") * 86400
+		if r.Run == "easy_exact" {
+			if _, err := os.Stat(filepath.Join(dir, r.Run+".active.csv")); err == nil {
+				t.Errorf("run %s has no controller but an active.csv", r.Run)
+			}
+			if math.Abs(area-64*days) > 1e-6*area {
+				t.Errorf("run %s: active node time %g, want all nodes' %g", r.Run, area, 64*days)
+			}
+			continue
+		}
+		if math.Abs(busy/area-num("active_util")) > 1e-6 {
+			t.Errorf("run %s: weeks give active utilization %g, the run %g", r.Run, busy/area, num("active_util"))
+		}
+		_, tl := readFloatCSV(t, filepath.Join(dir, r.Run+".active.csv"))
+		if len(tl)-1 != int(num("active_changes")) {
+			t.Errorf("run %s: %d rows in active.csv, %g changes", r.Run, len(tl), num("active_changes"))
+		}
+		integral := 0.0
+		end := tl[0][0] + days
+		for i, row := range tl {
+			next := end
+			if i+1 < len(tl) {
+				next = tl[i+1][0]
+			}
+			integral += row[1] * (next - row[0])
+		}
+		if sv := 1 - integral/(64*days); math.Abs(sv-num("proc_savings")) > 1e-6 || math.Abs(integral-area) > 1e-6*area {
+			t.Errorf("run %s: active.csv gives savings %g (area %g), the run %g (weeks' area %g)", r.Run, sv, integral, num("proc_savings"), area)
+		}
+		if num("proc_savings") <= 0 {
+			t.Errorf("run %s saves nothing", r.Run)
+		}
+	}
+	if _, ok := results[2].Metrics["ols_simulations"]; !ok {
+		t.Error("the online run has no ols_simulations")
+	}
+}

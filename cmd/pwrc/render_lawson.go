@@ -1,0 +1,66 @@
+package main
+
+import pwrt "github.com/pwrc/pwrc/runtime"
+
+// The columns and JSON keys of Lawson & Smirni's figures: their bounded
+// slowdown and SLA-violation shares (every run), and what a capacity
+// controller did (runs with `active`; "–" and absent from JSON otherwise).
+
+func active(f func(a *pwrt.ActiveStat) float64) func(m *pwrt.Metrics) (float64, bool) {
+	return func(m *pwrt.Metrics) (float64, bool) {
+		if m.Active == nil {
+			return 0, false
+		}
+		return f(m.Active), true
+	}
+}
+
+func online(f func(a *pwrt.ActiveStat) float64) func(m *pwrt.Metrics) (float64, bool) {
+	return func(m *pwrt.Metrics) (float64, bool) {
+		if m.Active == nil || m.Active.Kind != pwrt.ActiveOnline {
+			return 0, false
+		}
+		return f(m.Active), true
+	}
+}
+
+func always(f func(m *pwrt.Metrics) float64) func(m *pwrt.Metrics) (float64, bool) {
+	return func(m *pwrt.Metrics) (float64, bool) { return f(m), true }
+}
+
+func init() {
+	for k, v := range map[string]moreMetric{
+		"bsld_lawson":     {"Mean s\nLawson", 2, always(func(m *pwrt.Metrics) float64 { return m.BsldLawson })},
+		"sla_violations":  {"SLA viol.\n%", 2, always(func(m *pwrt.Metrics) float64 { return 100 * m.SLAViolations.Share })},
+		"active_util":     {"Active\nutil %", 1, active(func(a *pwrt.ActiveStat) float64 { return 100 * a.Util })},
+		"proc_savings":    {"Proc.\nsavings %", 1, active(func(a *pwrt.ActiveStat) float64 { return 100 * a.Savings })},
+		"node_hours_off":  {"Inactive\nnode-h", 0, active(func(a *pwrt.ActiveStat) float64 { return a.NodeHoursOff })},
+		"active_mean":     {"Active\nmean", 1, active(func(a *pwrt.ActiveStat) float64 { return a.Mean })},
+		"active_min":      {"Active\nmin", 0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Min) })},
+		"active_max":      {"Active\nmax", 0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Max) })},
+		"active_changes":  {"Active\nchanges", 0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Changes) })},
+		"ols_decisions":   {"OLS\ndecisions", 0, online(func(a *pwrt.ActiveStat) float64 { return float64(a.Decisions) })},
+		"ols_simulations": {"OLS\nsimulations", 0, online(func(a *pwrt.ActiveStat) float64 { return float64(a.Simulations) })},
+	} {
+		moreMetrics[k] = v
+	}
+}
+
+// lawsonJSON adds the keys of these figures a run has.
+func lawsonJSON(m *pwrt.Metrics, out map[string]any) {
+	if m.Jobs == 0 {
+		return
+	}
+	v := m.SLAViolations
+	out["bsld_lawson_mean"], out["sla"] = m.BsldLawson, v.SLA
+	out["sla_violations_share"] = v.Share
+	a := m.Active
+	if a == nil {
+		return
+	}
+	out["active_util"], out["proc_savings"], out["node_hours_off"] = a.Util, a.Savings, a.NodeHoursOff
+	out["active_mean"], out["active_min"], out["active_max"], out["active_changes"] = a.Mean, a.Min, a.Max, a.Changes
+	if a.Kind == pwrt.ActiveOnline {
+		out["ols_decisions"], out["ols_simulations"] = a.Decisions, a.Simulations
+	}
+}
