@@ -655,10 +655,6 @@ func (w *walk) set(s *sim, kind walkKind, i int, head int32) *walk {
 	return w
 }
 
-// at is the position in s.queue of the job last returned by next (scan
-// mode).
-func (w *walk) at() int { return w.i - 1 }
-
 // cands is the first batch of jobs a pass looks at in a walk of kind: in
 // scan mode, the queue from position i on; in index mode, the first few
 // after head (see walkFrom) that pass the test with free nodes free. more
