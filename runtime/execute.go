@@ -774,15 +774,15 @@ func keyOf(r *Run) traceKey {
 
 // scaleJobs maps jobs from a machine of from nodes onto one of to nodes,
 // each keeping its share: ceil(nodes × to / from), at least 1, at most to.
-// The cleaned jobs are shared, so the result is a copy.
+// It scales them in place: the caller cleaned them for this scaling alone
+// (the cache keys cleaned jobs by it), and a copy would add a whole
+// trace's jobs to the peak memory of loading it.
 func scaleJobs(jobs []workload.Job, from, to int) []workload.Job {
-	out := make([]workload.Job, len(jobs))
-	for i, j := range jobs {
-		n := int(math.Ceil(float64(j.Nodes) * float64(to) / float64(from)))
-		j.Nodes = min(to, max(1, n))
-		out[i] = j
+	for i := range jobs {
+		n := int(math.Ceil(float64(jobs[i].Nodes) * float64(to) / float64(from)))
+		jobs[i].Nodes = min(to, max(1, n))
 	}
-	return out
+	return jobs
 }
 
 // done records that a run of shape sh has its jobs; once every shape of
