@@ -331,10 +331,16 @@ heads:
 	switch {
 	case s.indexed() || heads+backfilled == 0:
 	case backfilled == 0 && first == 0 && s.pol.Admit == nil:
-		// Exactly the first jobs started, as under plain FCFS: one memmove,
-		// keeping the queue's backing array.
-		n := copy(s.queue, s.queue[heads:])
-		s.queue = s.queue[:n]
+		// Exactly the first jobs started, as under plain FCFS: a short
+		// queue moves to the front of its backing array (no allocation);
+		// a long one is resliced, so that it is not moved at every pass
+		// (appends copy it once the array is full: O(1) a job).
+		if len(s.queue)-heads <= 256 {
+			n := copy(s.queue, s.queue[heads:])
+			s.queue = s.queue[:n]
+		} else {
+			s.queue = s.queue[heads:]
+		}
 	default:
 		if first < 0 {
 			first = headAt + 1

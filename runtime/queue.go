@@ -44,9 +44,11 @@ import (
 // before deciding (a frequency rule's estimate, a weight rule that reads
 // the time, Alg. 2's fit under a powercap), the index prunes by free nodes
 // only, which the scan checks first. Dynamic orders (re-sorted every pass)
-// and admit rules that read the time stay in scan mode; so does a run
-// whose static keys or admit rule fail or give NaN for some job, so that
-// its rules are evaluated exactly when and where the scan evaluates them.
+// and admit rules that read the time stay in scan mode, as does FCFS
+// without an admit rule (its passes stop at the first job that does not
+// fit); so does a run whose static keys or admit rule fail or give NaN
+// for some job, so that its rules are evaluated exactly when and where the
+// scan evaluates them.
 //
 // An eligible run switches to index mode when queueIndexAt jobs wait, and
 // back when fewer than a quarter of that do: each mode does what it is
@@ -156,6 +158,13 @@ func (s *sim) queueInit() {
 	q.init = true
 	p := s.pol
 	q.dynRules = p.deps().Dynamic()
+	if p.Backfill == NoBackfill && p.Admit == nil {
+		// FCFS passes stop at the first job that does not fit, the
+		// knapsack at the end of its window: a scan costs what the pass
+		// starts, and an index would only add its upkeep.
+		q.scanOnly = true
+		return
+	}
 	q.scanOnly = s.dynamicOrder() || p.Admit != nil && p.Admit.Deps.Dynamic() ||
 		// Alg. 2 changes the power of waiting jobs it tries; an admit rule
 		// reading it is not fixed then.
