@@ -31,8 +31,8 @@ var queueModes = []struct {
 	{"index/full", 1, true},
 	{"index/incremental", 1, false},
 	{"switching/incremental", 16, false},
-	{"default/incremental", 1024, false},
-	{"default/full", 1024, true},
+	{"default/incremental", queueIndexAt, false},
+	{"default/full", queueIndexAt, true},
 }
 
 // diffCase is one policy on one machine.
