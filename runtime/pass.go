@@ -13,7 +13,7 @@ func (s *sim) enqueue(j int32) {
 	}
 	s.q.arrived = j + 1
 	s.q.nwait++
-	if s.prio != nil || s.order != nil {
+	if (s.prio != nil || s.order != nil) && j >= s.q.keyed {
 		s.setJobEnv(j, fields(p.Priority, p.Order))
 		if s.prio != nil {
 			s.prio[j] = p.Priority.Num(&s.env)
@@ -45,7 +45,7 @@ func (s *sim) enqueue(j int32) {
 		}
 		s.queue = slices.Insert(s.queue, i, j)
 	}
-	if !s.q.scanOnly && len(s.queue) >= queueIndexAt {
+	if s.indexDue(false) {
 		s.toIndex() // (before a long queue costs its inserts)
 	}
 }

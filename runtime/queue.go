@@ -52,7 +52,10 @@ import (
 //
 // An eligible run switches to index mode when queueIndexAt jobs wait, and
 // back when fewer than a quarter of that do: each mode does what it is
-// fastest at, and a switch is followed by a full pass.
+// fastest at, and a switch is followed by a full pass. Building the index
+// visits every job of the run, so the first switch waits until passes over
+// long queues have visited as many (a trace whose queue is long only for a
+// moment never pays for it); later switches reuse the index.
 
 // queueIndexAt is the queue length at which an eligible run indexes its
 // queue; tests set it to 1 (always) or to math.MaxInt (never). Measured
@@ -62,10 +65,16 @@ import (
 // (333 ms never); at 256 SDSC-BLUE, which stays near it, loses 8 %.
 var queueIndexAt = 512
 
+// queueBuildWork is the scan work, in jobs visited per job of the run,
+// after which a long queue is first indexed; tests set it to 0.
+var queueBuildWork = 1
+
 // queueState is what the engine keeps about its queue besides s.queue.
 type queueState struct {
 	init     bool
 	arrived  int32 // jobs enqueued so far (they arrive in index order)
+	keyed    int32 // jobs whose static keys are known (all, once the index has ranked them)
+	work     int   // jobs visited by passes over long queues before the index is built
 	nwait    int   // jobs waiting
 	scanOnly bool  // the queue cannot be indexed (see above)
 	dynRules bool  // some rule of the policy reads more than fixed job fields
@@ -218,9 +227,27 @@ func (s *sim) queueMode() {
 		if q.nwait*4 < queueIndexAt {
 			s.toScan()
 		}
-	case q.nwait >= queueIndexAt:
+	case s.indexDue(true):
 		s.toIndex()
 	}
+}
+
+// indexDue reports whether a long queue in scan mode should move into the
+// index: once built, as soon as it is long; before, once passes over long
+// queues have visited as many jobs as building it would (a pass counts
+// its queue).
+func (s *sim) indexDue(pass bool) bool {
+	q := &s.q
+	if q.scanOnly || q.nwait < queueIndexAt {
+		return false
+	}
+	if q.ix != nil {
+		return true
+	}
+	if pass {
+		q.work += q.nwait
+	}
+	return q.work >= queueBuildWork*len(s.jobs)
 }
 
 // toIndex moves the queue into the index, building it on first use.
@@ -308,6 +335,9 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 				return nil, false // NaN keys have no total order
 			}
 		}
+		s.q.keyed = int32(n) // (enqueue need not evaluate them again)
+	}
+	if (s.prio != nil || s.order != nil) && !s.inTraceOrder() {
 		ix.jobAt = make([]int32, n)
 		for j := range ix.jobAt {
 			ix.jobAt[j] = int32(j)
@@ -401,6 +431,19 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		ix.low[c] = classLow(c)
 	}
 	return ix, true
+}
+
+// inTraceOrder reports whether the static keys order the jobs as the
+// trace does (`order job.submit` on a trace sorted by submit time, as
+// the standard policies say): the index then ranks each job by its place
+// in the trace, without sorting them all.
+func (s *sim) inTraceOrder() bool {
+	for j := 1; j < len(s.jobs); j++ {
+		if s.staticBefore(int32(j), int32(j-1)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (ix *queueIndex) rankOf(j int32) int32 {

@@ -22,17 +22,17 @@ import (
 // queueModes are the ways a run may hold its queue and pass over it; the
 // first is the reference.
 var queueModes = []struct {
-	name string
-	at   int  // queueIndexAt
-	full bool // fullPassesOnly
+	name     string
+	at, work int  // queueIndexAt, queueBuildWork
+	full     bool // fullPassesOnly
 }{
-	{"scan/full", math.MaxInt, true},
-	{"scan/incremental", math.MaxInt, false},
-	{"index/full", 1, true},
-	{"index/incremental", 1, false},
-	{"switching/incremental", 16, false},
-	{"default/incremental", queueIndexAt, false},
-	{"default/full", queueIndexAt, true},
+	{"scan/full", math.MaxInt, 0, true},
+	{"scan/incremental", math.MaxInt, 0, false},
+	{"index/full", 1, 0, true},
+	{"index/incremental", 1, 0, false},
+	{"switching/incremental", 16, 0, false},
+	{"default/incremental", queueIndexAt, queueBuildWork, false},
+	{"default/full", queueIndexAt, queueBuildWork, true},
 }
 
 // diffCase is one policy on one machine.
@@ -50,14 +50,16 @@ type diffCase struct {
 // with the reference.
 func checkQueueModes(t *testing.T, jobs []workload.Job, pw []float64, c diffCase) {
 	t.Helper()
-	defer func(at int, full bool) { queueIndexAt, fullPassesOnly = at, full }(queueIndexAt, fullPassesOnly)
+	defer func(at, work int, full bool) {
+		queueIndexAt, queueBuildWork, fullPassesOnly = at, work, full
+	}(queueIndexAt, queueBuildWork, fullPassesOnly)
 	var ref *sim
 	var refErr string
 	for k, mode := range queueModes {
 		if k > 0 && ref.q.scanOnly && mode.at != math.MaxInt {
 			continue // (dynamic orders and admit rules are never indexed)
 		}
-		queueIndexAt, fullPassesOnly = mode.at, mode.full
+		queueIndexAt, queueBuildWork, fullPassesOnly = mode.at, mode.work, mode.full
 		m, pol := c.m, c.pol
 		tar := c.tar
 		if tar == nil {
@@ -103,6 +105,9 @@ func checkQueueModes(t *testing.T, jobs []workload.Job, pw []float64, c diffCase
 var (
 	ruleBigFirst = &Expr{Source: "job.nodes", Deps: DepJob, Fields: FieldNodes,
 		Num: func(e *Env) float64 { return float64(e.Job.Nodes) }}
+	// The standard policies' order: the trace's own (ranked without a sort).
+	ruleSubmit = &Expr{Source: "job.submit", Deps: DepJob, Fields: FieldSubmit,
+		Num: func(e *Env) float64 { return e.Job.Submit }}
 	ruleShortFirst = &Expr{Source: "job.walltime", Deps: DepJob, Fields: FieldWalltime,
 		Num: func(e *Env) float64 { return e.Job.Walltime }}
 	// Ties: two priority classes, then the order key, then trace order.
@@ -180,6 +185,8 @@ func plainCases(nodes int) []diffCase {
 		{Name: "greedy_huge", Backfill: Greedy, Depth: 1 << 30},
 		{Name: "easy_bigfirst", Backfill: EASY, Priority: ruleBigFirst},
 		{Name: "easy_sjf", Backfill: EASY, Order: ruleShortFirst},
+		{Name: "easy_submit", Backfill: EASY, Order: ruleSubmit},
+		{Name: "greedy_submit", Backfill: Greedy, Depth: 25, Order: ruleSubmit},
 		{Name: "greedy_classes_sjf", Backfill: Greedy, Depth: 40, Priority: ruleWideClass, Order: ruleShortFirst},
 		{Name: "easy_nan_prio", Backfill: EASY, Priority: ruleSomeNaN},
 		{Name: "easy_dynamic_prio", Backfill: EASY, Priority: ruleWaited},
@@ -219,6 +226,7 @@ func budgetCases(nodes int, w float64) []diffCase {
 	}{
 		{Policy{Name: "fcfs_budget", Budget: always}, nil},
 		{Policy{Name: "easy_budget", Backfill: EASY, Budget: always}, nil},
+		{Policy{Name: "easy_knapsack_submit", Backfill: EASY, Budget: always, Select: SelectKnapsack, Window: 10, Order: ruleSubmit}, nil},
 		{Policy{Name: "easy_exact_budget_peak", Backfill: EASY, Estimate: Exact, Budget: duringPeak}, peak},
 		{Policy{Name: "greedy_budget", Backfill: Greedy, Depth: 6, Budget: always}, nil},
 		{Policy{Name: "greedy_huge_budget_morning", Backfill: Greedy, Depth: 1 << 30, Budget: morning}, nil},
