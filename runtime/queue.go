@@ -732,10 +732,12 @@ func (s *sim) firstBatch(kind walkKind, head int32, free int) []int32 {
 // more is the walk's next batch (empty: none left); in scan mode, and for
 // the list of fresh jobs, the first batch was all.
 func (s *sim) more(free int) []int32 {
-	if s.q.ix == nil || !s.q.ix.on || s.q.walk.ix == nil {
-		return nil
+	// (The walk's index is the queue's, set by an index-mode walk; a scan
+	// or a list walk clears it, and toScan turns it off.)
+	if w := &s.q.walk; w.ix != nil && w.ix.on {
+		return w.fill(free)
 	}
-	return s.q.walk.fill(free)
+	return nil
 }
 
 func (w *walk) fill(free int) []int32 {
