@@ -171,10 +171,12 @@ func (s *sim) queueInit() {
 	q.init = true
 	p := s.pol
 	q.dynRules = p.deps().Dynamic()
-	if p.Backfill == NoBackfill && p.Admit == nil {
+	if p.Backfill == NoBackfill && p.Admit == nil && !s.dynamicOrder() {
 		// FCFS passes stop at the first job that does not fit, the
 		// knapsack at the end of its window: a scan costs what the pass
-		// starts, and an index would only add its upkeep.
+		// starts, and an index would only add its upkeep. (A dynamic
+		// order keeps the least allocation below, not to sort the queue
+		// for passes where nothing fits.)
 		q.scanOnly = true
 		return
 	}

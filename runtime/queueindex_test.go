@@ -190,6 +190,7 @@ func plainCases(nodes int) []diffCase {
 		{Name: "greedy_classes_sjf", Backfill: Greedy, Depth: 40, Priority: ruleWideClass, Order: ruleShortFirst},
 		{Name: "easy_nan_prio", Backfill: EASY, Priority: ruleSomeNaN},
 		{Name: "easy_dynamic_prio", Backfill: EASY, Priority: ruleWaited},
+		{Name: "fcfs_dynamic_prio", Priority: ruleWaited},
 		{Name: "fcfs_admit_all", Admit: ruleAll},
 		{Name: "easy_admit_not97", Backfill: EASY, Admit: ruleNot97, Order: ruleShortFirst},
 		{Name: "greedy_admit_not97", Backfill: Greedy, Depth: 20, Admit: ruleNot97},

@@ -86,6 +86,7 @@ done
 read -r w r < <(measure "$bin" run scripts/bench/zhou.pwr --experiment base --set "trace=$curie" -j 1)
 row "CEA-Curie scaled onto Intrepid, bgp_easy" "$w" "$r" "$cown" "CEA-Curie on its own"
 read -r hown hr < <(measure "$bin" run examples/replay.pwr --set "trace=$hpc2n" --set policy=easy)
+row "HPC2N on its own 240 processors, EASY" "$hown" "$hr" "$hown" "itself"
 read -r w r < <(measure "$bin" run examples/replay.pwr --set "trace=$hpc2n" --set policy=easy --set nodes=160)
 row "HPC2N on 160 of its 240 processors, EASY" "$w" "$r" "$hown" "HPC2N on its own"
 # examples/zhou_trace.pwr (SDSC-BLUE on Intrepid): a budget run needs its
