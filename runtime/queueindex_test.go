@@ -327,7 +327,10 @@ func TestQueueIndexOverloaded(t *testing.T) {
 	nodes := 64
 	jobs := overloadedJobs(rng, n, nodes, 60)
 	pw := randomPower(rng, len(jobs))
-	runDiff(t, "plain", jobs, pw, plainCases(nodes))
+	// (Dynamic orders are never indexed: the small queues cover them, and
+	// re-sorting 11,000 jobs at every pass takes seconds.)
+	plain := slices.DeleteFunc(plainCases(nodes), func(c diffCase) bool { return c.pol.Priority == ruleWaited })
+	runDiff(t, "plain", jobs, pw, plain)
 	w := float64(nodes) * 200
 	bj, bpw := budgetJobs(jobs, pw, w)
 	runDiff(t, "budget", bj, bpw, budgetCases(nodes, w))
