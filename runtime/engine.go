@@ -274,6 +274,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if pol.Order != nil && !pol.Order.Deps.Dynamic() {
 		s.order = make([]float64, n)
 	}
+	s.staticKeys()
 	t0 := 0.0
 	if n > 0 {
 		t0 = jobs[0].Submit

@@ -321,9 +321,10 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		}
 	}
 	if s.prio != nil || s.order != nil {
-		// Jobs not yet arrived get their keys as enqueue will give them.
+		// Jobs not yet arrived get their keys as enqueue will give them
+		// (unless staticKeys has).
 		f := fields(p.Priority, p.Order)
-		for j := int(s.q.arrived); j < n; j++ {
+		for j := int(max(s.q.arrived, s.q.keyed)); j < n; j++ {
 			s.setJobEnv(int32(j), f)
 			if s.prio != nil {
 				s.prio[j] = p.Priority.Num(&s.env)
@@ -433,6 +434,45 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		ix.low[c] = classLow(c)
 	}
 	return ix, true
+}
+
+// staticKeys evaluates static priority and order keys for every job
+// before the run. Where they order the jobs as the trace does (the
+// standard policies' `order job.submit`), the queue needs no keys: it is
+// kept in arrival order, as without them. A rule that fails or gives NaN
+// for some job leaves the keys to enqueue, so that it fails where and
+// when it would have.
+func (s *sim) staticKeys() {
+	if s.prio == nil && s.order == nil || s.dynamicOrder() {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isEval := r.(*EvalError); !isEval {
+				panic(r)
+			}
+		}
+	}()
+	p := s.pol
+	f := fields(p.Priority, p.Order)
+	for j := range s.jobs {
+		s.setJobEnv(int32(j), f)
+		if s.prio != nil {
+			if s.prio[j] = p.Priority.Num(&s.env); s.prio[j] != s.prio[j] {
+				return
+			}
+		}
+		if s.order != nil {
+			if s.order[j] = p.Order.Num(&s.env); s.order[j] != s.order[j] {
+				return
+			}
+		}
+	}
+	if s.inTraceOrder() {
+		s.prio, s.order = nil, nil
+		return
+	}
+	s.q.keyed = int32(len(s.jobs))
 }
 
 // inTraceOrder reports whether the static keys order the jobs as the
