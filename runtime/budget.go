@@ -46,12 +46,20 @@ func (s *sim) budgetActive() bool {
 }
 
 // staticWeights evaluates weight and value rules that read only fixed job
-// attributes once per job, so passes over long queues do not.
+// attributes once per job, so passes over long queues do not. A rule that
+// gives every job what the default gives (`weight job.power`, `value
+// job.nodes`, as std/zhou says) keeps no copy of it: a sweep of budgets
+// runs several of these at once.
 func (s *sim) staticWeights() {
 	if w := s.pol.Weight; w != nil && !w.Deps.Dynamic() {
 		s.bp.weights = make([]float64, len(s.jobs))
+		same := len(s.pol.Powercaps) == 0 // (Alg. 2 changes the power of waiting jobs)
 		for j := range s.jobs {
 			s.bp.weights[j] = s.evalWeight(int32(j))
+			same = same && s.bp.weights[j] == s.jw[j]
+		}
+		if same {
+			s.bp.weights, s.bp.power = nil, true
 		}
 	}
 	// The lightest job bounds what any pass can start: below it, a pass
@@ -59,7 +67,7 @@ func (s *sim) staticWeights() {
 	// tight budget would otherwise be scanned at every event).
 	// Weights that change with time give no bound (0).
 	s.bp.minWeight = 0
-	if (s.pol.Weight == nil || s.bp.weights != nil) && len(s.jobs) > 0 {
+	if s.fixedWeights() && len(s.jobs) > 0 {
 		s.bp.minWeight = math.Inf(1)
 		for j := range s.jobs {
 			s.bp.minWeight = math.Min(s.bp.minWeight, s.weightOf(int32(j)))
@@ -67,17 +75,28 @@ func (s *sim) staticWeights() {
 	}
 	if v := s.pol.Value; v != nil && !v.Deps.Dynamic() && s.pol.Select == SelectKnapsack {
 		s.bp.values = make([]float64, len(s.jobs))
+		same := true
 		for j := range s.jobs {
 			s.setJobEnv(int32(j), v.Fields)
 			s.bp.values[j] = v.Num(&s.env)
+			same = same && s.bp.values[j] == float64(s.jobs[j].Nodes)
+		}
+		if same {
+			s.bp.values, s.bp.nodes = nil, true
 		}
 	}
+}
+
+// fixedWeights reports whether budget weights are fixed per job: the
+// jobs' power, or a rule on fixed attributes.
+func (s *sim) fixedWeights() bool {
+	return s.pol.Weight == nil || s.bp.weights != nil || s.bp.power
 }
 
 // weightOf is job j's weight against the budget.
 func (s *sim) weightOf(j int32) float64 {
 	switch {
-	case s.pol.Weight == nil:
+	case s.pol.Weight == nil || s.bp.power:
 		return s.jw[j]
 	case s.bp.weights != nil:
 		return s.bp.weights[j]
@@ -100,7 +119,7 @@ func (s *sim) evalWeight(j int32) float64 {
 // valueOf is what the knapsack maximizes for job j.
 func (s *sim) valueOf(j int32) float64 {
 	switch {
-	case s.pol.Value == nil:
+	case s.pol.Value == nil || s.bp.nodes:
 		return float64(s.jobs[j].Nodes)
 	case s.bp.values != nil:
 		return s.bp.values[j]
@@ -113,8 +132,10 @@ func (s *sim) valueOf(j int32) float64 {
 type budgetPass struct {
 	solver    knapsack.Solver
 	weights   []float64 // per job, when the weight rule reads fixed attributes only
+	power     bool      // … and gives each job its power (weights is nil)
 	minWeight float64   // no job weighs less
 	values    []float64 // likewise for the value rule
+	nodes     bool      // … which gives each job its nodes (values is nil)
 	items     []knapsack.Item
 	jobs      []int32
 	chosen    []int

@@ -360,7 +360,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		}
 	}
 	ix.pruneE = s.freq.kind != FreqRule
-	ix.pruneW = s.caps == nil && p.Budget != nil && (p.Weight == nil || s.bp.weights != nil)
+	ix.pruneW = s.caps == nil && p.Budget != nil && s.fixedWeights()
 	// Size classes, each listing its jobs in queue order: slices of flat
 	// arrays, class by class. In submit order, jobs before the first
 	// waiting one have all started and never wait again: they are left

@@ -174,6 +174,11 @@ var (
 			}
 			return e.Job.Power
 		}}
+	// std/zhou's knapsack: the defaults, written out.
+	ruleJobPower = &Expr{Source: "job.power", Deps: DepJob, Fields: FieldPower,
+		Num: func(e *Env) float64 { return e.Job.Power }}
+	ruleJobNodes = &Expr{Source: "job.nodes", Deps: DepJob, Fields: FieldNodes,
+		Num: func(e *Env) float64 { return float64(e.Job.Nodes) }}
 	ruleShortValue = &Expr{Source: "1 / job.walltime", Deps: DepJob, Fields: FieldWalltime,
 		Num: func(e *Env) float64 { return 1 / e.Job.Walltime }}
 	ruleFreqByID = &Expr{Source: "job.id % 3 == 0 ? 1.8e9 : 2.7e9", Deps: DepJob, Fields: FieldID,
@@ -265,6 +270,7 @@ func budgetCases(nodes int, w float64) []diffCase {
 		{Policy{Name: "greedy_budget", Backfill: Greedy, Depth: 6, Budget: always}, nil},
 		{Policy{Name: "greedy_huge_budget_morning", Backfill: Greedy, Depth: 1 << 30, Budget: morning}, nil},
 		{Policy{Name: "easy_knapsack8", Backfill: EASY, Budget: always, Select: SelectKnapsack, Window: 8}, nil},
+		{Policy{Name: "easy_knapsack_zhou", Backfill: EASY, Budget: duringPeak, Select: SelectKnapsack, Window: 10, Weight: ruleJobPower, Value: ruleJobNodes, Contiguous: 4}, peak},
 		{Policy{Name: "greedy_knapsack40_peak", Backfill: Greedy, Depth: 30, Budget: duringPeak, Select: SelectKnapsack, Window: 40, Value: ruleShortValue}, peak},
 		{Policy{Name: "easy_knapsack_admit_sjf", Backfill: EASY, Budget: always, Select: SelectKnapsack, Window: 12, Admit: ruleAll, Order: ruleShortFirst}, nil},
 		{Policy{Name: "easy_budget_nodeweight_prio", Backfill: EASY, Budget: always, Weight: ruleNodeWeight, Priority: ruleBigFirst}, nil},
