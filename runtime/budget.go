@@ -46,12 +46,20 @@ func (s *sim) budgetActive() bool {
 }
 
 // staticWeights evaluates weight and value rules that read only fixed job
-// attributes once per job, so passes over long queues do not.
+// attributes once per job, so passes over long queues do not. A rule that
+// gives every job what the default gives (`weight job.power`, `value
+// job.nodes`, as std/zhou says) keeps no copy of it: a sweep of budgets
+// runs several of these at once.
 func (s *sim) staticWeights() {
 	if w := s.pol.Weight; w != nil && !w.Deps.Dynamic() {
 		s.bp.weights = make([]float64, len(s.jobs))
+		same := len(s.pol.Powercaps) == 0 // (Alg. 2 changes the power of waiting jobs)
 		for j := range s.jobs {
 			s.bp.weights[j] = s.evalWeight(int32(j))
+			same = same && s.bp.weights[j] == s.jw[j]
+		}
+		if same {
+			s.bp.weights, s.bp.power = nil, true
 		}
 	}
 	// The lightest job bounds what any pass can start: below it, a pass
@@ -59,7 +67,7 @@ func (s *sim) staticWeights() {
 	// tight budget would otherwise be scanned at every event).
 	// Weights that change with time give no bound (0).
 	s.bp.minWeight = 0
-	if (s.pol.Weight == nil || s.bp.weights != nil) && len(s.jobs) > 0 {
+	if s.fixedWeights() && len(s.jobs) > 0 {
 		s.bp.minWeight = math.Inf(1)
 		for j := range s.jobs {
 			s.bp.minWeight = math.Min(s.bp.minWeight, s.weightOf(int32(j)))
@@ -67,17 +75,28 @@ func (s *sim) staticWeights() {
 	}
 	if v := s.pol.Value; v != nil && !v.Deps.Dynamic() && s.pol.Select == SelectKnapsack {
 		s.bp.values = make([]float64, len(s.jobs))
+		same := true
 		for j := range s.jobs {
 			s.setJobEnv(int32(j), v.Fields)
 			s.bp.values[j] = v.Num(&s.env)
+			same = same && s.bp.values[j] == float64(s.jobs[j].Nodes)
+		}
+		if same {
+			s.bp.values, s.bp.nodes = nil, true
 		}
 	}
+}
+
+// fixedWeights reports whether budget weights are fixed per job: the
+// jobs' power, or a rule on fixed attributes.
+func (s *sim) fixedWeights() bool {
+	return s.pol.Weight == nil || s.bp.weights != nil || s.bp.power
 }
 
 // weightOf is job j's weight against the budget.
 func (s *sim) weightOf(j int32) float64 {
 	switch {
-	case s.pol.Weight == nil:
+	case s.pol.Weight == nil || s.bp.power:
 		return s.jw[j]
 	case s.bp.weights != nil:
 		return s.bp.weights[j]
@@ -100,7 +119,7 @@ func (s *sim) evalWeight(j int32) float64 {
 // valueOf is what the knapsack maximizes for job j.
 func (s *sim) valueOf(j int32) float64 {
 	switch {
-	case s.pol.Value == nil:
+	case s.pol.Value == nil || s.bp.nodes:
 		return float64(s.jobs[j].Nodes)
 	case s.bp.values != nil:
 		return s.bp.values[j]
@@ -113,11 +132,14 @@ func (s *sim) valueOf(j int32) float64 {
 type budgetPass struct {
 	solver    knapsack.Solver
 	weights   []float64 // per job, when the weight rule reads fixed attributes only
+	power     bool      // … and gives each job its power (weights is nil)
 	minWeight float64   // no job weighs less
 	values    []float64 // likewise for the value rule
+	nodes     bool      // … which gives each job its nodes (values is nil)
 	items     []knapsack.Item
 	jobs      []int32
 	chosen    []int
+	idle      bool    // the last budgeted pass started nothing, and the next may be incremental
 	shadow    float64 // EASY under a budget: the head's reservation
 	extra     int     // nodes free at the shadow time beyond the head's need
 	extraW    float64 // budget free at the shadow time beyond the head's weight
@@ -168,6 +190,7 @@ func (s *sim) headroom() float64 { return s.budget - s.commitW }
 
 // budgetedPass is a scheduling pass while the budget applies.
 func (s *sim) budgetedPass() bool {
+	s.bp.idle = false
 	if s.headroom() < s.bp.minWeight {
 		// No job fits in what is left of the budget. Only an end (or the
 		// budget ending) changes that, and either brings another pass.
@@ -177,32 +200,41 @@ func (s *sim) budgetedPass() bool {
 	free := s.free()
 	started := 0
 	first := len(s.queue) // the first queue position started: compaction starts there
+	full := true          // the knapsack's window is full
 	if s.pol.Select == SelectKnapsack && s.caps == nil {
-		started, first = s.knapsackSelect(&free)
+		started, first, full = s.knapsackSelect(&free)
 	} else {
-		for i, j := range s.queue {
-			if !s.admitted(j) {
-				continue
+	heads:
+		for b := s.cands(walkAll, 0, -1, free); len(b) > 0; b = s.more(free) {
+			for k, j := range b {
+				if !s.admitted(j) {
+					continue
+				}
+				nn := int(s.alloc[j])
+				if nn > free {
+					break heads
+				}
+				wt, ok := s.weigh(j)
+				if !ok {
+					break heads
+				}
+				s.startWeighted(j, wt)
+				free -= nn
+				started++
+				first = min(first, k) // (a position in scan mode's one batch)
 			}
-			nn := int(s.alloc[j])
-			if nn > free {
-				break
-			}
-			w, ok := s.weigh(j)
-			if !ok {
-				break
-			}
-			s.startWeighted(j, w)
-			free -= nn
-			started++
-			first = min(first, i)
 		}
 	}
-	head := -1
-	for i, j := range s.queue {
-		if s.status[j] == 0 && s.admitted(j) {
-			head = i
-			break
+	// The first waiting job.
+	head, headAt := int32(-1), -1
+	if s.indexed() {
+		head = s.q.ix.first(0)
+	} else {
+		for i, j := range s.queue {
+			if s.status[j] == 0 && s.admitted(j) {
+				head, headAt = j, i
+				break
+			}
 		}
 	}
 	s.blocked = head >= 0
@@ -210,65 +242,74 @@ func (s *sim) budgetedPass() bool {
 		n := 0
 		switch s.pol.Backfill {
 		case EASY:
-			j := s.queue[head]
-			s.reserveBudget(int(s.alloc[j]), s.headNeed(j), free)
-			n = s.backfillBudgetEASY(s.queue[head+1:], free)
+			s.reserveBudget(int(s.alloc[head]), s.headNeed(head), free)
+			n = s.backfillBudgetEASY(s.cands(walkBudgetEASY, headAt+1, head, free), free)
 		case Greedy:
 			s.bp.skipped = 1
-			n = s.backfillBudgetGreedy(s.queue[head+1:], free)
+			w := s.walkFrom(walkBudgetFits, headAt+1, head)
+			n = s.backfillBudgetGreedy(w, free)
 		}
 		if n > 0 {
 			started += n
-			first = min(first, head+1)
+			first = min(first, headAt+1)
 		}
+		// Nothing started, the reservation lies ahead, the window holds
+		// only jobs that were there: an arrival-only pass may look at the
+		// new jobs alone (see incremental).
+		s.bp.idle = started == 0 && full && s.caps == nil && (s.pol.Backfill != EASY || s.bp.shadow > s.now)
 	}
-	if started > 0 {
+	if started > 0 && !s.indexed() {
 		s.compactQueue(first)
 	}
-	s.scanned = len(s.queue)
+	s.markScanned()
 	return started > 0
 }
 
 // knapsackSelect starts the best subset of the window (Zhou's Problem 1
-// with a node constraint) and returns how many jobs started.
-func (s *sim) knapsackSelect(free *int) (int, int) {
+// with a node constraint) and returns how many jobs started, the first
+// queue position started (scan mode), and whether the window was full.
+func (s *sim) knapsackSelect(free *int) (int, int, bool) {
 	bp := &s.bp
 	items, jobs := bp.items[:0], bp.jobs[:0]
 	room := s.headroom()
 	seen := 0
 	first := len(s.queue)
-	for i, j := range s.queue {
-		if seen >= s.pol.Window {
-			break
-		}
-		if !s.admitted(j) {
-			continue
-		}
-		seen++
-		nn := int(s.alloc[j])
-		if nn > *free {
-			continue
-		}
-		w := s.weightOf(j)
-		if !(w <= room) {
-			continue // cannot be chosen; skip evaluating its value
-		}
-		items = append(items, knapsack.Item{Value: s.valueOf(j), Weight: w, Nodes: nn})
-		jobs = append(jobs, j)
-		if first == len(s.queue) {
-			first = i
+window:
+	for b := s.cands(walkAll, 0, -1, *free); len(b) > 0; b = s.more(*free) {
+		for k, j := range b {
+			if seen >= s.pol.Window {
+				break window
+			}
+			if !s.admitted(j) {
+				continue
+			}
+			seen++
+			nn := int(s.alloc[j])
+			if nn > *free {
+				continue
+			}
+			wt := s.weightOf(j)
+			if !(wt <= room) {
+				continue // cannot be chosen; skip evaluating its value
+			}
+			items = append(items, knapsack.Item{Value: s.valueOf(j), Weight: wt, Nodes: nn})
+			jobs = append(jobs, j)
+			if first == len(s.queue) {
+				first = k // (a position in scan mode's one batch)
+			}
 		}
 	}
 	bp.items, bp.jobs = items, jobs
+	full := seen >= s.pol.Window
 	if len(items) == 0 {
-		return 0, len(s.queue)
+		return 0, len(s.queue), full
 	}
 	bp.chosen = bp.solver.Solve(bp.chosen[:0], items, room, *free)
 	for _, c := range bp.chosen {
 		s.startWeighted(jobs[c], items[c].Weight)
 		*free -= items[c].Nodes
 	}
-	return len(bp.chosen), first
+	return len(bp.chosen), first, full
 }
 
 // reserveBudget is EASY's reservation for a head of need nodes and weight
@@ -304,35 +345,37 @@ func (s *sim) reserveBudget(need int, needW float64, free int) {
 
 // backfillBudgetEASY starts the candidates that fit now in nodes and budget
 // and do not delay the head's reservation.
-func (s *sim) backfillBudgetEASY(cands []int32, free int) int {
+func (s *sim) backfillBudgetEASY(b []int32, free int) int {
 	bp := &s.bp
 	started := 0
-	for _, j := range cands {
-		nn := int(s.alloc[j])
-		if nn > free || s.status[j] != 0 || !s.admitted(j) {
-			continue
-		}
-		w, ok := s.weigh(j)
-		if !ok {
-			continue
-		}
-		endEst := s.now + s.estimate(j)
-		if s.machine.BootTime > 0 && nn > s.cnt.Idle {
-			endEst += s.machine.BootTime
-		}
-		switch {
-		case endEst <= bp.shadow:
-		case nn <= bp.extra && w <= bp.extraW:
-			bp.extra -= nn
-			bp.extraW -= w
-		default:
-			continue
-		}
-		s.startWeighted(j, w)
-		free -= nn
-		started++
-		if free == 0 || s.headroom() < bp.minWeight {
-			break // nothing else fits
+	for ; len(b) > 0; b = s.more(free) {
+		for _, j := range b {
+			nn := int(s.alloc[j])
+			if nn > free || s.status[j] != 0 || !s.admitted(j) {
+				continue
+			}
+			wt, ok := s.weigh(j)
+			if !ok {
+				continue
+			}
+			endEst := s.now + s.estimate(j)
+			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
+				endEst += s.machine.BootTime
+			}
+			switch {
+			case endEst <= bp.shadow:
+			case nn <= bp.extra && wt <= bp.extraW:
+				bp.extra -= nn
+				bp.extraW -= wt
+			default:
+				continue
+			}
+			s.startWeighted(j, wt)
+			free -= nn
+			started++
+			if free == 0 || s.headroom() < bp.minWeight {
+				return started // nothing else fits
+			}
 		}
 	}
 	return started
@@ -340,26 +383,38 @@ func (s *sim) backfillBudgetEASY(cands []int32, free int) int {
 
 // backfillBudgetGreedy starts every candidate that fits in nodes and
 // budget, giving up once Depth jobs have not fit.
-func (s *sim) backfillBudgetGreedy(cands []int32, free int) int {
+func (s *sim) backfillBudgetGreedy(w *walk, free int) int {
 	bp := &s.bp
 	started := 0
-	for _, j := range cands {
+	for {
 		if bp.skipped > s.pol.Depth || free == 0 || s.headroom() < bp.minWeight {
+			break
+		}
+		j := w.next(free)
+		n := w.skipped
+		if n > 0 {
+			if bp.skipped+n > s.pol.Depth {
+				bp.skipped = s.pol.Depth + 1
+				break
+			}
+			bp.skipped += n
+		}
+		if j < 0 {
 			break
 		}
 		if s.status[j] != 0 || !s.admitted(j) {
 			continue
 		}
 		nn := int(s.alloc[j])
-		w, ok := 0.0, false
+		wt, ok := 0.0, false
 		if nn <= free {
-			w, ok = s.weigh(j)
+			wt, ok = s.weigh(j)
 		}
 		if !ok {
 			bp.skipped++
 			continue
 		}
-		s.startWeighted(j, w)
+		s.startWeighted(j, wt)
 		free -= nn
 		started++
 	}

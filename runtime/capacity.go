@@ -263,6 +263,12 @@ func (c *capacity) held(s *sim) int {
 // widestQueued is the widest waiting job (0 for an empty queue).
 func (s *sim) widestQueued() int {
 	w := 0
+	if s.indexed() {
+		for _, j := range s.q.ix.waiting(nil) {
+			w = max(w, int(s.alloc[j]))
+		}
+		return w
+	}
 	for _, j := range s.queue {
 		w = max(w, int(s.alloc[j]))
 	}
@@ -414,7 +420,7 @@ func (c *capacity) decide(s *sim) int {
 	c.decisions++
 	rec := decisionRecord{T: s.now, Lower: lower}
 	var chosen int
-	if len(s.queue) == 0 {
+	if s.q.nwait == 0 {
 		chosen = lower
 	} else {
 		if c.la == nil || c.fresh {

@@ -98,7 +98,8 @@ type sim struct {
 	commitW  float64 // Σ weight of started jobs still running (or booting)
 	bp       budgetPass
 
-	queue   []int32    // waiting jobs, in queue order
+	queue   []int32    // waiting jobs, in queue order (scan mode: see queue.go)
+	q       queueState // the queue's length, mode and index
 	keys    []queueKey // per queued job: sort keys, recomputed per pass by dynamic rules
 	prio    []float64  // per job: static priority
 	order   []float64  // per job: static order key
@@ -287,6 +288,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if pol.Order != nil && !pol.Order.Deps.Dynamic() {
 		s.order = make([]float64, n)
 	}
+	s.staticKeys()
 	t0 := 0.0
 	if n > 0 {
 		t0 = jobs[0].Submit
@@ -487,7 +489,7 @@ func (s *sim) loop() error {
 		if d := s.shutdownDue(); d < t {
 			t = d
 		}
-		if len(s.queue) > 0 && s.wakeDeps {
+		if s.q.nwait > 0 && s.wakeDeps {
 			if w := s.wakeAt(); w < t {
 				t = w
 			}
@@ -507,14 +509,15 @@ func (s *sim) loop() error {
 				t = w
 			}
 		}
-		if iv := s.pol.Interval; iv > 0 && len(s.queue) > 0 {
+		if iv := s.pol.Interval; iv > 0 && s.q.nwait > 0 {
 			// The next tick of the scheduler's cycle strictly after now.
 			if w := s.firstT + (math.Floor((s.now-s.firstT)/iv)+1)*iv; w < t {
 				t = w
 			}
 		}
 		if math.IsInf(t, 1) {
-			return s.neverStarted(fmt.Sprintf("%s never started, and nothing else is left to happen", jobCount(len(s.queue))), true)
+			s.flatQueue()
+			return s.neverStarted(fmt.Sprintf("%s never started, and nothing else is left to happen", jobCount(s.q.nwait)), true)
 		}
 		s.advance(t)
 		events := len(s.heap) > 0 && s.heap[0].t == t
@@ -554,7 +557,8 @@ func (s *sim) loop() error {
 		s.shutdownIdle()
 		s.observe()
 		if t-lastProgress > maxIdleSpan {
-			return s.neverStarted(fmt.Sprintf("%s never started: nothing happened for %.0f days", jobCount(len(s.queue)), maxIdleSpan/86400), false)
+			s.flatQueue()
+			return s.neverStarted(fmt.Sprintf("%s never started: nothing happened for %.0f days", jobCount(s.q.nwait), maxIdleSpan/86400), false)
 		}
 	}
 	return nil
@@ -706,6 +710,7 @@ func (s *sim) startWeighted(j int32, w float64) {
 }
 
 func (s *sim) startNodes(j int32) {
+	s.dequeue(j)
 	if s.freq.kind == FreqRule && s.caps == nil { // (under caps, weigh chose it)
 		p := s.freq.at(s, j)
 		s.pstate[j] = uint8(p)

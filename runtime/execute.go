@@ -55,6 +55,7 @@ type Result struct {
 	Notes    []string     // approximations and warnings worth printing with the table
 	Err      error
 	starts   []float64 // start times, kept until inverse pairs are counted
+	paired   bool      // its inverse pairs were counted as it ended (see runOne)
 }
 
 // JobRecord is one job's schedule. Times are on the trace's clock.
@@ -106,10 +107,17 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 	res := make([]*Result, len(p.Runs))
 	chosen := needed(p, opts.Runs)
 	ld := newLoader(p, chosen)
-	compared := map[int]bool{} // runs in a baseline comparison: their starts are kept
+	// Runs in a baseline comparison keep their start times for the inverse
+	// pairs, but for a run that depends on its baseline (a budget of the
+	// baseline's power): it counts them as it ends, so a sweep of such runs
+	// does not hold every schedule to the end.
+	compared := map[int]bool{}
 	for _, r := range p.Runs {
 		if r.Baseline >= 0 {
-			compared[r.Index], compared[r.Baseline] = true, true
+			compared[r.Baseline] = true
+			if !slices.Contains(r.DependsOn, r.Baseline) {
+				compared[r.Index] = true
+			}
 		}
 	}
 	workers := max(1, opts.Workers)
@@ -223,7 +231,10 @@ func compareWithBaselines(p *Plan, res []*Result) {
 		if b == nil || b.Err != nil {
 			continue
 		}
-		if len(b.starts) == len(r.starts) { // else different job sets: not comparable
+		switch {
+		case r.paired:
+			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
+		case r.starts != nil && len(b.starts) == len(r.starts): // else different job sets: not comparable
 			r.Metrics.InversePairs = inversePairs(b.starts, r.starts)
 			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
 		}
@@ -373,6 +384,9 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		res.starts = s.start
 	}
 	res.Metrics = s.metrics()
+	if b := baseline; b != nil && b.Err == nil && len(b.starts) == len(s.start) {
+		res.Metrics.InversePairs, res.paired = inversePairs(b.starts, s.start), true
+	}
 	res.Metrics.Dropped = info.Clean.Dropped()
 	res.Metrics.Capped = info.Clean.RuntimeCapped
 	res.Metrics.Currency = run.Contract.Currency
@@ -556,7 +570,9 @@ func carbonFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 // runs share it, and cleans each trace once per machine shape.
 type loader struct {
 	mu      sync.Mutex
-	users   map[traceKey]int // runs yet to take their jobs from each trace
+	users   map[traceKey]int // shapes yet to be cleaned from each trace
+	shapes  map[shape]bool   // shapes not yet cleaned
+	records map[traceKey]int // each trace's record count (kept when the records go)
 	traces  map[traceKey]*onceValue[*workload.Trace]
 	cleaned map[cleanKey]*onceValue[cleaned]
 	series  map[string]*onceValue[*tariff.Series]
@@ -590,15 +606,30 @@ type onceValue[T any] struct {
 	err  error
 }
 
+// shape is what cleaning a trace for a run depends on besides the trace:
+// runs of one shape share their cleaned jobs.
+type shape struct {
+	trace        traceKey
+	cores, nodes int
+	scale        bool
+}
+
+func shapeOf(r *Run) shape {
+	return shape{trace: keyOf(r), cores: r.Machine.Cores, nodes: r.Machine.Nodes, scale: r.Workload.ScaleToMachine}
+}
+
 func newLoader(p *Plan, chosen []bool) *loader {
-	users := map[traceKey]int{}
+	users, shapes := map[traceKey]int{}, map[shape]bool{}
 	for i, r := range p.Runs {
-		if r.Workload.Kind != Synthetic && chosen[i] {
-			users[keyOf(r)]++
+		if sh := shapeOf(r); r.Workload.Kind != Synthetic && chosen[i] && !shapes[sh] {
+			shapes[sh] = true
+			users[sh.trace]++
 		}
 	}
 	return &loader{
 		users:   users,
+		shapes:  shapes,
+		records: map[traceKey]int{},
 		traces:  map[traceKey]*onceValue[*workload.Trace]{},
 		cleaned: map[cleanKey]*onceValue[cleaned]{},
 		series:  map[string]*onceValue[*tariff.Series]{},
@@ -643,20 +674,15 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		}
 		return c.jobs, info, nil
 	}
-	tk := keyOf(run)
+	tk, sh := keyOf(run), shapeOf(run)
 	tr, err := getOnce(&ld.mu, ld.traces, tk, func() (*workload.Trace, error) {
-		if tk.sacct {
-			loc := time.UTC
-			if tk.zone != "" {
-				var err error
-				if loc, err = tariff.LoadLocation(tk.zone); err != nil {
-					return nil, fmt.Errorf("time zone %q: %w", tk.zone, err)
-				}
-			}
-			return workload.OpenSacct(w.Path, workload.SacctOptions{SkipBadLines: w.SkipBadLines, Location: loc,
-				CPUsPerNode: tk.cores, AssumeExclusive: tk.exclusive})
+		tr, err := ld.open(&w, tk)
+		if err == nil {
+			ld.mu.Lock()
+			ld.records[tk] = len(tr.Records)
+			ld.mu.Unlock()
 		}
-		return workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
+		return tr, err
 	})
 	if err != nil {
 		if w.Where != "" {
@@ -666,7 +692,10 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		}
 		return nil, info, err
 	}
-	info.Records, info.BadLines, info.FirstBad = len(tr.Records), tr.BadLines, tr.FirstBad
+	ld.mu.Lock()
+	info.Records = ld.records[tk]
+	ld.mu.Unlock()
+	info.BadLines, info.FirstBad = tr.BadLines, tr.FirstBad
 	if tr.Sacct != nil {
 		st := tr.Sacct.Stats
 		info.Sacct, info.SacctCores = &st, m.Cores
@@ -689,7 +718,7 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 			if w.ScaleToMachine {
 				why = "scales the trace's jobs to it"
 			}
-			ld.done(tk, tr)
+			ld.done(sh, tr)
 			return nil, info, fmt.Errorf("machine %s %s, but %s has neither MaxProcs nor MaxNodes in its header", m.Name, why, filepath.Base(w.Path))
 		}
 		if nodes == 0 {
@@ -710,11 +739,27 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		return cleaned{jobs: jobs, stats: st}, nil
 	})
 	info.Clean = c.stats
-	ld.done(tk, tr)
+	ld.done(sh, tr)
 	if len(c.jobs) == 0 {
 		return nil, info, noJobsError(w.Path, info)
 	}
 	return c.jobs, info, nil
+}
+
+// open reads a trace file.
+func (ld *loader) open(w *Workload, tk traceKey) (*workload.Trace, error) {
+	if tk.sacct {
+		loc := time.UTC
+		if tk.zone != "" {
+			var err error
+			if loc, err = tariff.LoadLocation(tk.zone); err != nil {
+				return nil, fmt.Errorf("time zone %q: %w", tk.zone, err)
+			}
+		}
+		return workload.OpenSacct(w.Path, workload.SacctOptions{SkipBadLines: w.SkipBadLines, Location: loc,
+			CPUsPerNode: tk.cores, AssumeExclusive: tk.exclusive})
+	}
+	return workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
 }
 
 // keyOf identifies what a run reads from its trace file.
@@ -729,23 +774,28 @@ func keyOf(r *Run) traceKey {
 
 // scaleJobs maps jobs from a machine of from nodes onto one of to nodes,
 // each keeping its share: ceil(nodes × to / from), at least 1, at most to.
-// The cleaned jobs are shared, so the result is a copy.
+// It scales them in place: the caller cleaned them for this scaling alone
+// (the cache keys cleaned jobs by it), and a copy would add a whole
+// trace's jobs to the peak memory of loading it.
 func scaleJobs(jobs []workload.Job, from, to int) []workload.Job {
-	out := make([]workload.Job, len(jobs))
-	for i, j := range jobs {
-		n := int(math.Ceil(float64(j.Nodes) * float64(to) / float64(from)))
-		j.Nodes = min(to, max(1, n))
-		out[i] = j
+	for i := range jobs {
+		n := int(math.Ceil(float64(jobs[i].Nodes) * float64(to) / float64(from)))
+		jobs[i].Nodes = min(to, max(1, n))
 	}
-	return out
+	return jobs
 }
 
-// done records that a run has its jobs from trace tk; after the last one,
-// the raw records are dropped so the simulations do not carry them.
-func (ld *loader) done(tk traceKey, tr *workload.Trace) {
+// done records that a run of shape sh has its jobs; once every shape of
+// the trace's runs has been cleaned, the raw records are dropped so the
+// simulations (most runs of a sweep share one shape) do not carry them.
+func (ld *loader) done(sh shape, tr *workload.Trace) {
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
-	if ld.users[tk]--; ld.users[tk] == 0 {
+	if !ld.shapes[sh] {
+		return // (another run of its shape got there first)
+	}
+	delete(ld.shapes, sh)
+	if ld.users[sh.trace]--; ld.users[sh.trace] == 0 {
 		tr.Records = nil
 	}
 }

@@ -30,10 +30,11 @@ import (
 // It never touches the run's state: it reads the run's sim and writes
 // only its own.
 type lookahead struct {
-	x    *sim
-	pol  Policy
-	mach Machine
-	nm   *machine.Counted
+	x     *sim
+	queue []int32 // the run's queue at the last simulation, in order
+	pol   Policy
+	mach  Machine
+	nm    *machine.Counted
 }
 
 // newLookahead builds the scratch engine for run s (once per run).
@@ -93,12 +94,13 @@ func (la *lookahead) simulate(s *sim, l int) bool {
 		x.run = append(x.run, r)
 		x.push(event{t: r.est, kind: evEnd, job: j})
 	}
-	x.queue = append(x.queue[:0], s.queue...)
-	for _, j := range s.queue {
+	la.queue = s.waiting(la.queue[:0])
+	x.scanCopy(s, la.queue)
+	for _, j := range la.queue {
 		x.status[j], x.pstate[j], x.jw[j] = 0, s.pstate[j], s.jw[j]
 	}
 	x.pass()
-	for len(x.queue) > 0 {
+	for x.q.nwait > 0 {
 		if len(x.heap) == 0 {
 			return false
 		}
@@ -123,14 +125,14 @@ func (la *lookahead) forecast(s *sim, l int) float64 {
 	if !la.simulate(s, l) {
 		return math.Inf(1)
 	}
-	if len(s.queue) == 0 {
+	if len(la.queue) == 0 {
 		return 1
 	}
 	sum := 0.0
-	for _, j := range s.queue {
+	for _, j := range la.queue {
 		sum += lawsonSlowdown(la.Start(j)-s.jobs[j].Submit, la.End(j)-la.Start(j))
 	}
-	return sum / float64(len(s.queue))
+	return sum / float64(len(la.queue))
 }
 
 // lawsonSlowdown is Lawson's bounded slowdown 1 + d / max(10 s, v).

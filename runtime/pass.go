@@ -8,7 +8,12 @@ import (
 // enqueue adds an arriving job to the queue, keeping queue order.
 func (s *sim) enqueue(j int32) {
 	p := s.pol
-	if s.prio != nil || s.order != nil {
+	if !s.q.init {
+		s.queueInit()
+	}
+	s.q.arrived = j + 1
+	s.q.nwait++
+	if (s.prio != nil || s.order != nil) && j >= s.q.keyed {
 		s.setJobEnv(j, fields(p.Priority, p.Order))
 		if s.prio != nil {
 			s.prio[j] = p.Priority.Num(&s.env)
@@ -17,22 +22,32 @@ func (s *sim) enqueue(j int32) {
 			s.order[j] = p.Order.Num(&s.env)
 		}
 	}
+	if s.indexed() {
+		s.queued(j)
+		return
+	}
+	if s.q.allocs != nil {
+		s.q.allocs.add(int(s.alloc[j]))
+	}
 	if s.dynamicOrder() || (s.prio == nil && s.order == nil) {
 		// Arrival order is queue order (jobs arrive by submit time, then
 		// trace order); a dynamic order is re-sorted every pass anyway.
 		s.queue = append(s.queue, j)
-		return
-	}
-	i, _ := slices.BinarySearchFunc(s.queue, j, func(q, j int32) int {
-		if s.staticBefore(q, j) {
-			return -1
+	} else {
+		i, _ := slices.BinarySearchFunc(s.queue, j, func(q, j int32) int {
+			if s.staticBefore(q, j) {
+				return -1
+			}
+			return 1
+		})
+		if i < len(s.queue) {
+			s.changed = true // not at the end: an incremental pass would miss it
 		}
-		return 1
-	})
-	if i < len(s.queue) {
-		s.changed = true // not at the end: an incremental pass would miss it
+		s.queue = slices.Insert(s.queue, i, j)
 	}
-	s.queue = slices.Insert(s.queue, i, j)
+	if s.indexDue(false) {
+		s.toIndex() // (before a long queue costs its inserts)
+	}
 }
 
 // dynamicOrder reports whether the queue order can change while jobs wait.
@@ -153,7 +168,7 @@ func (s *sim) setPassEnv() {
 	c := s.cnt
 	e.System = SystemEnv{
 		Nodes: s.nodes, Free: s.free(), Idle: c.Idle, Off: c.Off, Busy: c.Busy,
-		Power: s.model.Power(c, s.watts), Queue: len(s.queue), JobPower: c.JobW, Budget: math.Inf(1),
+		Power: s.model.Power(c, s.watts), Queue: s.q.nwait, JobPower: c.JobW, Budget: math.Inf(1),
 		Infrastructure: s.infra,
 	}
 	if s.carbon != nil && s.deps&DepCarbon != 0 {
@@ -225,10 +240,14 @@ func fields(es ...*Expr) JobFields {
 	return f
 }
 
-// admitted evaluates the admit rule for job j.
+// admitted evaluates the admit rule for job j (a static rule's answers
+// are kept once the queue has been indexed).
 func (s *sim) admitted(j int32) bool {
 	if s.pol.Admit == nil {
 		return true
+	}
+	if ix := s.q.ix; ix != nil {
+		return ix.admit[j]
 	}
 	s.setJobEnv(j, s.pol.Admit.Fields)
 	return s.pol.Admit.Bool(&s.env)
@@ -236,26 +255,39 @@ func (s *sim) admitted(j int32) bool {
 
 // pass runs one scheduling pass and reports whether any job started.
 func (s *sim) pass() bool {
-	if len(s.queue) == 0 {
+	if s.q.nwait == 0 {
 		s.blocked, s.changed = false, false
 		return false
 	}
-	if s.free() == 0 {
+	free := s.free()
+	if free == 0 {
 		// Nothing can start, whatever the order. `changed` stays as it is,
 		// so the next pass still knows whether it may be incremental.
 		return false
 	}
+	if s.q.ix != nil || s.q.nwait >= queueIndexAt {
+		s.queueMode()
+	}
+	if (s.q.ix != nil || s.q.allocs != nil) && s.caps == nil && s.minWaitingAlloc() > free {
+		// No waiting job fits in the free nodes: likewise, whatever the
+		// order, the budget or the admit rule say.
+		return false
+	}
 	defer func() { s.changed = false }()
-	if s.incremental() {
+	if !s.changed && s.blocked && s.incremental() {
 		return s.arrivalPass()
 	}
 	if s.deps != 0 {
 		s.setPassEnv()
 	}
+	capped := s.caps != nil && s.caps.constrains(s)
+	if s.dynamicOrder() && !capped && s.pol.Budget != nil && s.budgetHeld() {
+		return false // (before re-sorting the queue for nothing)
+	}
 	if s.dynamicOrder() {
 		s.sortQueue()
 	}
-	if s.caps != nil && s.caps.constrains(s) {
+	if capped {
 		s.env.System.Budget = math.Inf(1)
 		return s.cappedPass()
 	}
@@ -267,58 +299,90 @@ func (s *sim) pass() bool {
 			return s.budgetedPass()
 		}
 	}
-	free := s.free()
 	// FCFS: start heads while they fit.
-	head, first, heads := -1, -1, 0
-	for i, j := range s.queue {
-		if !s.admitted(j) {
-			continue
-		}
-		if int(s.alloc[j]) > free {
-			if s.defers != nil {
-				s.defers.release(j, s.now) // waits for nodes now, not for a price
+	// (In scan mode the one batch is the queue: k is a position in it.)
+	head, headAt, first, heads := int32(-1), -1, -1, 0
+heads:
+	for b := s.cands(walkAll, 0, -1, free); len(b) > 0; b = s.more(free) {
+		for k, j := range b {
+			if !s.admitted(j) {
+				continue
 			}
-			head = i
-			break
+			if int(s.alloc[j]) > free {
+				if s.defers != nil {
+					s.defers.release(j, s.now) // waits for nodes now, not for a price
+				}
+				head, headAt = j, k
+				break heads
+			}
+			if s.defers != nil && s.holds(j) {
+				head, headAt = j, k
+				break heads
+			}
+			if first < 0 {
+				first = k
+			}
+			s.startJob(j)
+			free -= int(s.alloc[j])
+			heads++
 		}
-		if s.defers != nil && s.holds(j) {
-			head = i
-			break
-		}
-		if first < 0 {
-			first = i
-		}
-		s.startJob(j)
-		free -= int(s.alloc[j])
-		heads++
 	}
 	s.blocked = head >= 0
 	backfilled := 0
 	if head >= 0 && free > 0 {
 		switch s.pol.Backfill {
 		case EASY:
-			s.reserve(int(s.alloc[s.queue[head]]), free)
-			backfilled = s.backfillEASY(s.queue[head+1:], free)
+			s.reserve(int(s.alloc[head]), free)
+			backfilled = s.backfillEASY(s.cands(walkEASY, headAt+1, head, free), free)
 		case Greedy:
 			s.skipped, s.depthHit = 1, false // the head did not fit
-			backfilled = s.backfillGreedy(s.queue[head+1:], free)
+			backfilled = s.backfillGreedy(s.walkFrom(walkFits, headAt+1, head), free)
 		}
 	}
 	switch {
-	case heads+backfilled == 0:
+	case s.indexed() || heads+backfilled == 0:
 	case backfilled == 0 && first == 0 && s.pol.Admit == nil:
-		// Exactly the first jobs started, as under plain FCFS: one memmove,
-		// keeping the queue's backing array.
-		n := copy(s.queue, s.queue[heads:])
-		s.queue = s.queue[:n]
+		// Exactly the first jobs started, as under plain FCFS: a short
+		// queue moves to the front of its backing array (no allocation);
+		// a long one is resliced, so that it is not moved at every pass
+		// (appends copy it once the array is full: O(1) a job).
+		if len(s.queue)-heads <= 256 {
+			n := copy(s.queue, s.queue[heads:])
+			s.queue = s.queue[:n]
+		} else {
+			s.queue = s.queue[heads:]
+		}
 	default:
 		if first < 0 {
-			first = head + 1
+			first = headAt + 1
 		}
 		s.compactQueue(first)
 	}
-	s.scanned = len(s.queue)
+	s.markScanned()
 	return heads+backfilled > 0
+}
+
+// budgetHeld is the budgeted pass's first test, made before a dynamic
+// order is re-sorted: the budget applies and its headroom is below the
+// lightest job, so the pass ends at once, as budgetedPass would end it. A
+// budget's while rule that fails here is left to fail where it always
+// has, after the sort.
+func (s *sim) budgetHeld() (held bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(*EvalError); !ok {
+				panic(r)
+			}
+			held = false
+		}
+	}()
+	if !s.budgetActive() || s.headroom() >= s.bp.minWeight {
+		return false
+	}
+	s.budgetOn = true
+	s.env.System.Budget = s.budget
+	s.blocked, s.bp.idle = true, false
+	return true
 }
 
 // fullPassesOnly disables incremental passes; tests compare both ways.
@@ -331,29 +395,61 @@ var fullPassesOnly = false
 // reservation are as the last pass left them, and every job it passed over
 // would be passed over again: fits and extra nodes are unchanged, and an
 // end by the shadow time only gets harder as time moves on.
+//
+// Under a budget (not a powercap: Alg. 2 reads the machine's power) the
+// budget must apply now as it did then, and if it does, the last pass
+// must have started nothing, left its reservation in the future and, for
+// the knapsack, a full window: then free nodes, headroom, the reservation
+// and the window are exactly as they were, and the new jobs can only be
+// backfilled. (After a budgeted pass that started jobs, a full pass would
+// recompute the extra budget as another sum of the same weights, which
+// may round differently: such passes stay full.)
 func (s *sim) incremental() bool {
-	return !fullPassesOnly && !s.changed && s.blocked && !s.deps.Dynamic() && s.scanned <= len(s.queue) && s.pol.Budget == nil && s.caps == nil
+	if fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.caps != nil {
+		// (pass tests the first two before calling)
+		return false
+	}
+	if !s.indexed() && s.scanned > len(s.queue) {
+		return false
+	}
+	if s.pol.Budget != nil {
+		if s.budgetActive() != s.budgetOn {
+			return false
+		}
+		return !s.budgetOn || s.bp.idle
+	}
+	return true
 }
 
 // arrivalPass is a pass over the jobs that arrived since the last one.
 func (s *sim) arrivalPass() bool {
 	free := s.free()
-	fresh := s.queue[s.scanned:]
 	started := 0
-	if free > 0 {
+	fresh := s.fresh()
+	if s.pol.Budget != nil && s.budgetOn {
+		switch s.pol.Backfill {
+		case EASY:
+			started = s.backfillBudgetEASY(fresh, free)
+		case Greedy:
+			started = s.backfillBudgetGreedy(s.listWalk(fresh), free)
+		}
+		if started > 0 {
+			s.bp.idle = false
+		}
+	} else {
 		switch s.pol.Backfill {
 		case EASY:
 			started = s.backfillEASY(fresh, free)
 		case Greedy:
 			if !s.depthHit {
-				started = s.backfillGreedy(fresh, free)
+				started = s.backfillGreedy(s.listWalk(fresh), free)
 			}
 		}
 	}
-	if started > 0 {
+	if started > 0 && !s.indexed() {
 		s.compactQueue(s.scanned)
 	}
-	s.scanned = len(s.queue)
+	s.markScanned()
 	return started > 0
 }
 
@@ -379,32 +475,35 @@ func (s *sim) reserve(need, free int) {
 	s.shadow, s.extra = shadow, avail-need
 }
 
-// backfillEASY starts the candidates that fit now and do not delay the
-// reservation: they end by the shadow time, or fit in the extra nodes.
-func (s *sim) backfillEASY(cands []int32, free int) int {
+// backfillEASY starts the candidates (a first batch, see cands) that fit
+// now and do not delay the reservation: they end by the shadow time, or
+// fit in the extra nodes.
+func (s *sim) backfillEASY(b []int32, free int) int {
 	started := 0
-	for _, j := range cands {
-		nn := int(s.alloc[j])
-		if nn > free || s.status[j] != 0 || !s.admitted(j) {
-			continue
-		}
-		endEst := s.now + s.estimate(j)
-		if s.machine.BootTime > 0 && nn > s.cnt.Idle {
-			endEst += s.machine.BootTime // it waits for off nodes to boot
-		}
-		switch {
-		case endEst <= s.shadow:
-			// Ends by the shadow time: cannot delay the reservation.
-		case nn <= s.extra:
-			s.extra -= nn
-		default:
-			continue
-		}
-		s.startJob(j)
-		free -= nn
-		started++
-		if free == 0 {
-			break
+	for ; len(b) > 0; b = s.more(free) {
+		for _, j := range b {
+			nn := int(s.alloc[j])
+			if nn > free || s.status[j] != 0 || !s.admitted(j) {
+				continue
+			}
+			endEst := s.now + s.estimate(j)
+			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
+				endEst += s.machine.BootTime // it waits for off nodes to boot
+			}
+			switch {
+			case endEst <= s.shadow:
+				// Ends by the shadow time: cannot delay the reservation.
+			case nn <= s.extra:
+				s.extra -= nn
+			default:
+				continue
+			}
+			s.startJob(j)
+			free -= nn
+			started++
+			if free == 0 {
+				return started
+			}
 		}
 	}
 	return started
@@ -412,15 +511,28 @@ func (s *sim) backfillEASY(cands []int32, free int) int {
 
 // backfillGreedy starts every candidate that fits now, without protecting
 // the first waiting job (Kunkel's BackfillDelay); it gives up once depth
-// jobs have not fit.
-func (s *sim) backfillGreedy(cands []int32, free int) int {
+// jobs have not fit. (An indexed walk skips the jobs that do not fit and
+// says how many.)
+func (s *sim) backfillGreedy(w *walk, free int) int {
 	started := 0
-	for _, j := range cands {
+	for {
 		if s.skipped > s.pol.Depth {
 			s.depthHit = true
 			break
 		}
 		if free == 0 {
+			break
+		}
+		j := w.next(free)
+		n := w.skipped
+		if n > 0 {
+			if s.skipped+n > s.pol.Depth {
+				s.skipped, s.depthHit = s.pol.Depth+1, true
+				break
+			}
+			s.skipped += n
+		}
+		if j < 0 {
 			break
 		}
 		if s.status[j] != 0 || !s.admitted(j) {

@@ -3,7 +3,8 @@
 # large traces of the shared data set, per policy, and prints: jobs, wall
 # seconds (best of N), jobs/s, peak RSS, and the ratio to merely reading the
 # gzipped trace (zcat | wc -l). Then a time-dependent priority rule against
-# plain EASY, and a 12-run sweep with -j 1 and -j 2.
+# plain EASY, a 12-run sweep with -j 1 and -j 2, the machine model, and
+# overloaded queues beside the unloaded runs they are compared with.
 #
 #   scripts/bench.sh [DATA_DIR] [REPEATS]
 set -euo pipefail
@@ -18,12 +19,16 @@ tfile=$(mktemp)
 trap 'rm -rf "$(dirname "$bin")" "$tfile"' EXIT
 go build -o "$bin" ./cmd/pwrc
 
-# best wall time and peak RSS (KB) of REPS runs of a command
+# best wall time and peak RSS (KB) of REPS runs of a command (the clock
+# in ns: time's %e has 10 ms steps, coarse beside runs of 0.2 s)
 measure() {
-  local best="" rss=0
+  local best="" rss=0 t0 t1 t m
   for _ in $(seq "$reps"); do
-    /usr/bin/time -o "$tfile" -f "%e %M" "$@" >/dev/null 2>&1
-    read -r t m < "$tfile"
+    t0=$(date +%s%N)
+    /usr/bin/time -o "$tfile" -f "%M" "$@" >/dev/null 2>&1
+    t1=$(date +%s%N)
+    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", (b-a)/1e9}')
+    read -r m < "$tfile"
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
     [ "$m" -gt "$rss" ] && rss=$m
   done
@@ -76,3 +81,55 @@ for k in weekly hourly; do
   awk -v k="$k" -v a="$le" -v b="$lo" -v d="$dec" -v s="$sims" 'BEGIN{x=b-a; if (x < 0.001) x=0.001;
     printf "SDSC-BLUE: EASY %.3f s; OLS %s %.3f s (%.2fx); %d decisions, %d simulations: %.0f decisions/s, %.0f simulations/s of the extra time\n", a, k, b, b/a, d, s, d/x, s/x}'
 done
+
+# Overloaded queues: machines too small for their trace, and budgets that
+# hold jobs back. Each is set beside the unloaded run it is compared with.
+echo
+echo "Overloaded queues (wall s, peak RSS, ratio to the run in brackets):"
+curie="$data/traces/CEA-Curie-2011-2.1-cln.swf.gz"
+hpc2n="$data/traces/HPC2N-2002-2.1-cln.swf.gz"
+blue="$data/traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
+row() { awk -v c="$1" -v w="$2" -v r="$3" -v b="$4" -v a="$5" 'BEGIN{printf "%-62s %8.3f %7.1f MB %6.2fx  [%s]\n", c, w, r/1024, w/b, a}'; }
+read -r cown rown < <(measure "$bin" run examples/replay.pwr --set "trace=$curie" --set policy=easy)
+row "CEA-Curie on its own 93,312 processors, EASY" "$cown" "$rown" "$cown" "itself"
+for n in 70000 60000; do
+  read -r w r < <(measure "$bin" run examples/replay.pwr --set "trace=$curie" --set policy=easy --set "nodes=$n")
+  row "CEA-Curie on $n processors, EASY" "$w" "$r" "$cown" "CEA-Curie on its own"
+done
+read -r w r < <(measure "$bin" run scripts/bench/zhou.pwr --experiment base --set "trace=$curie" -j 1)
+row "CEA-Curie scaled onto Intrepid, bgp_easy" "$w" "$r" "$cown" "CEA-Curie on its own"
+read -r hown hr < <(measure "$bin" run examples/replay.pwr --set "trace=$hpc2n" --set policy=easy)
+row "HPC2N on its own 240 processors, EASY" "$hown" "$hr" "$hown" "itself"
+read -r w r < <(measure "$bin" run examples/replay.pwr --set "trace=$hpc2n" --set policy=easy --set nodes=160)
+row "HPC2N on 160 of its 240 processors, EASY" "$w" "$r" "$hown" "HPC2N on its own"
+# examples/zhou_trace.pwr (SDSC-BLUE on Intrepid): a budget run needs its
+# baseline, so it is timed as (baseline + it) − baseline alone.
+read -r base br < <(measure "$bin" run scripts/bench/zhou.pwr --experiment base --set "trace=$blue" -j 1)
+row "SDSC-BLUE on Intrepid, bgp_easy (zhou_trace's baseline)" "$base" "$br" "$base" "itself"
+for pb in 50 60 70 80 90; do
+  read -r w r < <(measure "$bin" run scripts/bench/zhou.pwr --experiment pair --set "trace=$blue" --set "policy=zhou_pb$pb" -j 1)
+  d=$(awk -v a="$w" -v b="$base" 'BEGIN{print a-b}')
+  row "SDSC-BLUE on Intrepid, zhou_pb$pb alone (baseline+it − baseline)" "$d" "$r" "$base" "its baseline"
+done
+for j in 1 2; do
+  read -r w r < <(measure "$bin" run examples/zhou_trace.pwr --set "trace=$blue" -j $j)
+  row "examples/zhou_trace.pwr, all 18 runs, -j $j" "$w" "$r" "$base" "one baseline"
+done
+# A synthetic queue that reaches about 107,000 waiting jobs (230,000 jobs
+# at load 3x on 256 nodes), and halves of it: memory per job.
+pn=0 pr=0
+for n in 57500 115000 230000; do
+  read -r w r < <(measure "$bin" run scripts/bench/overload.pwr --set "jobs=$n")
+  awk -v n="$n" -v w="$w" -v r="$r" -v pn="$pn" -v pr="$pr" 'BEGIN{
+    printf "%-62s %8.3f %7.1f MB", "synthetic, load 3x on 256 nodes, " n " jobs, EASY", w, r/1024
+    if (pn > 0) printf "  +%.0f bytes per job over %d jobs", (r-pr)*1024/(n-pn), pn
+    printf "\n"}'
+  pn=$n pr=$r
+done
+
+# Kunkel et al.'s price-aware start with the longest look-ahead (a
+# decision at every pass) against FIFO with idle nodes off (within 2x).
+d=(--set "trace=$data/traces/CEA-Curie-2011-2.1-cln.swf.gz" --set "prices=$data/prices/T1.csv")
+read -r fs _ < <(measure "$bin" run scripts/bench/defer.pwr "${d[@]}" --set policy=fifo_shutdown)
+read -r pd _ < <(measure "$bin" run scripts/bench/defer.pwr "${d[@]}" --set policy=price_aware_deadline_96)
+awk -v a="$fs" -v b="$pd" 'BEGIN{printf "CEA-Curie: FIFO with shutdown %.3f s; PriceAwareDeadline, 96 h look-ahead %.3f s (%.2fx)\n", a, b, b/a}'

@@ -1,0 +1,1124 @@
+package runtime
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// The waiting queue, and an index over it so that a pass finds the jobs
+// that can start now without visiting the others.
+//
+// A queue is held one of two ways:
+//
+//   - scan mode: s.queue lists the waiting jobs in queue order, and every
+//     pass walks it (the engine's original form, cheapest while the queue
+//     is short);
+//   - index mode (queueIndex): when the queue order is a fixed total order
+//     (submit time and trace order, or static priority and order keys,
+//     ranked once per run) and the admit rule, if any, reads fixed job
+//     fields, the waiting jobs are marked by their rank in
+//       - a bitset over ranks (three levels), which gives the next waiting
+//         job after any rank: queue heads, the knapsack's window, the
+//         first waiting job;
+//       - under greedy backfilling, a Fenwick tree of counts over ranks:
+//         how many wait between two ranks, for its depth;
+//       - one segment tree per size class (quarter octaves of allocated
+//         nodes) over that class's jobs in queue order, in blocks of 64,
+//         holding the least allocation, least estimate and least budget
+//         weight of the waiting jobs under each node. A backfilling pass
+//         asks each class for its first job after the first waiting one
+//         that may pass the pass's test — fits the free nodes (and the
+//         budget's headroom), and ends by the shadow time or fits in the
+//         extra nodes (and extra budget) — descending only into subtrees
+//         whose minima allow one, and takes the earliest of the classes'
+//         answers. Each condition is monotone in these minima; within a
+//         class sizes differ by at most a quarter octave, so a subtree
+//         whose least allocation fits while its short jobs do not is rare.
+//
+// A pass's tests only grow stricter while it runs (free nodes, extra nodes
+// and headroom shrink, the shadow time stays), so the earliest job that
+// passes the test now is the next job the scan would start: the index
+// visits what the scan would, less jobs the scan passes over without
+// evaluating anything. Where a pass evaluates a rule or changes state
+// before deciding (a frequency rule's estimate, a weight rule that reads
+// the time, Alg. 2's fit under a powercap), the index prunes by free nodes
+// only, which the scan checks first. Dynamic orders (re-sorted every pass)
+// and admit rules that read the time stay in scan mode, as does FCFS
+// without an admit rule (its passes stop at the first job that does not
+// fit); so does a run whose static keys or admit rule fail or give NaN
+// for some job, so that its rules are evaluated exactly when and where the
+// scan evaluates them.
+//
+// An eligible run switches to index mode when queueIndexAt jobs wait, and
+// back when fewer than a quarter of that do: each mode does what it is
+// fastest at, and a switch is followed by a full pass. Building the index
+// visits every job of the run, so the first switch waits until passes over
+// long queues have visited as many (a trace whose queue is long only for a
+// moment never pays for it); later switches reuse the index.
+
+// queueIndexAt is the queue length at which an eligible run indexes its
+// queue; tests set it to 1 (always) or to math.MaxInt (never). Measured
+// on the engine alone (EASY): at 512 the unloaded replays of HPC2N,
+// SDSC-BLUE and CEA-Curie take what they take never indexed (within 2 %),
+// and CEA-Curie on 70,000 processors takes 208 ms against 238 ms at 1024
+// (333 ms never); at 256 SDSC-BLUE, which stays near it, loses 8 %.
+var queueIndexAt = 512
+
+// queueBuildWork is the scan work, in jobs visited per job of the run,
+// after which a long queue is first indexed; tests set it to 0.
+var queueBuildWork = 1
+
+// queueState is what the engine keeps about its queue besides s.queue.
+type queueState struct {
+	init     bool
+	arrived  int32 // jobs enqueued so far (they arrive in index order)
+	keyed    int32 // jobs whose static keys are known (all, once the index has ranked them)
+	work     int   // jobs visited by passes over long queues before the index is built
+	nwait    int   // jobs waiting
+	scanOnly bool  // the queue cannot be indexed (see above)
+	dynRules bool  // some rule of the policy reads more than fixed job fields
+	ix       *queueIndex
+	allocs   *allocSet // scan-only runs: allocations of the waiting jobs
+	walk     walk      // the walk of the pass (one at a time)
+}
+
+// queueIndex indexes the waiting jobs (index mode).
+type queueIndex struct {
+	on      bool    // the index holds the queue (s.queue is empty)
+	n       int     // jobs of the run (ranks)
+	rank    []int32 // per job, its place in the queue order; nil: the job's index
+	jobAt   []int32 // per rank, the job; nil with rank
+	admit   []bool  // per job, a static admit rule's answer; nil: no rule
+	base    int32   // jobs from this one on are indexed (submit order: earlier ones have all started)
+	loc     []int32 // per indexed job (from base), its place in its class …
+	cls     []uint8 // … and its class
+	classes []qclass
+	used    []int    // classes that have jobs, smallest first
+	low     []int    // per class, its least allocation
+	set     rankSet  // admitted waiting jobs by rank
+	fen     *fenwick // greedy backfilling: the same, counted
+	refused []int32  // waiting jobs the static admit rule refuses (they never start)
+	seen    int32    // incremental passes: jobs from this one on arrived since the last pass
+	pruneE  bool     // estimates are fixed per job (no frequency rule)
+	pruneW  bool     // budget weights are fixed per job (no weight rule on time, no powercap)
+	// For the pass's candidate walk: the classes that may still hold a
+	// candidate and, per class, its next candidate or the place to search
+	// from.
+	live      []int
+	cur, from []int32
+	buf       []int32 // a walk's batch
+}
+
+// qclass is one size class: its jobs in queue order, what the tests read
+// of each (in place order, for the scans of a leaf block), and a segment
+// tree, over blocks of 64 places, of what waits.
+type qclass struct {
+	jobs []int32
+	a    []int32   // per place: allocation
+	e    []float32 // estimate, rounded down
+	w    []float32 // budget weight, rounded down (nil where weights are not pruned on)
+	bits []uint64  // per block: which of its jobs wait
+	size int       // leaf blocks in the tree, a power of two
+	node []qnode   // the tree: 1 is the root, leaves from size
+}
+
+// qnode holds the minima over the waiting jobs under a tree node
+// (MaxInt32 and +Inf: none waits).
+type qnode struct {
+	a    int32   // allocation
+	e, w float32 // estimate, budget weight (rounded down)
+}
+
+var noneWaits = qnode{a: math.MaxInt32, e: float32(math.Inf(1)), w: float32(math.Inf(1))}
+
+// below is x in float32, rounded down: the index's tests are necessary
+// conditions (the caller tests each job it gets exactly), so what it
+// keeps of estimates and weights may be low, never high.
+func below(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+const blockBits = 6 // 64 places per leaf block
+
+// classOf is the size class of an allocation: 1 to 8 nodes each alone,
+// then quarter octaves.
+func classOf(a int32) int {
+	v := uint32(a - 1)
+	if v < 8 {
+		return int(v)
+	}
+	e := bits.Len32(v)
+	return 4*(e-2) + int(v>>(e-3))&3
+}
+
+// classLow is the smallest allocation in class c.
+func classLow(c int) int {
+	if c < 8 {
+		return c + 1
+	}
+	e := c/4 + 2
+	return 1<<(e-1) + (c%4)<<(e-3) + 1
+}
+
+// queueInit sets up the queue's state at the first arrival.
+func (s *sim) queueInit() {
+	q := &s.q
+	q.init = true
+	p := s.pol
+	q.dynRules = p.deps().Dynamic()
+	if p.Backfill == NoBackfill && p.Admit == nil && !s.dynamicOrder() {
+		// FCFS passes stop at the first job that does not fit, the
+		// knapsack at the end of its window: a scan costs what the pass
+		// starts, and an index would only add its upkeep. (A dynamic
+		// order keeps the least allocation below, not to sort the queue
+		// for passes where nothing fits.)
+		q.scanOnly = true
+		return
+	}
+	q.scanOnly = s.dynamicOrder() || p.Admit != nil && p.Admit.Deps.Dynamic() ||
+		// Alg. 2 changes the power of waiting jobs it tries; an admit rule
+		// reading it is not fixed then.
+		p.Admit != nil && s.caps != nil && p.Admit.Fields&FieldPower != 0
+	if q.scanOnly {
+		q.allocs = newAllocSet(s.nodes)
+	}
+}
+
+// indexed reports whether the queue is in index mode.
+func (s *sim) indexed() bool { return s.q.ix != nil && s.q.ix.on }
+
+// queued adds an arriving job to the index, noting when it does not come
+// last in the queue (an incremental pass would miss it).
+func (s *sim) queued(j int32) {
+	ix := s.q.ix
+	if ix.rank != nil && ix.rankOf(j) < ix.lastRank() {
+		s.changed = true
+	}
+	ix.insert(j)
+}
+
+// dequeue takes job j, which is starting, off the queue.
+func (s *sim) dequeue(j int32) {
+	s.q.nwait--
+	if s.q.ix != nil || s.q.allocs != nil {
+		s.unindex(j)
+	}
+}
+
+func (s *sim) unindex(j int32) {
+	switch {
+	case s.indexed():
+		s.q.ix.remove(j)
+	case s.q.allocs != nil:
+		s.q.allocs.remove(int(s.alloc[j]))
+	}
+}
+
+// queueMode switches between scan and index mode by the queue's length.
+// A switch makes the next pass a full one.
+func (s *sim) queueMode() {
+	q := &s.q
+	switch {
+	case q.scanOnly:
+	case q.ix != nil && q.ix.on:
+		if q.nwait*4 < queueIndexAt {
+			s.toScan()
+		}
+	case s.indexDue(true):
+		s.toIndex()
+	}
+}
+
+// indexDue reports whether a long queue in scan mode should move into the
+// index: once built, as soon as it is long; before, once passes over long
+// queues have visited as many jobs as building it would (a pass counts
+// its queue).
+func (s *sim) indexDue(pass bool) bool {
+	q := &s.q
+	if q.scanOnly || q.nwait < queueIndexAt {
+		return false
+	}
+	if q.ix != nil {
+		return true
+	}
+	if pass {
+		q.work += q.nwait
+	}
+	return q.work >= queueBuildWork*len(s.jobs)
+}
+
+// toIndex moves the queue into the index, building it on first use.
+func (s *sim) toIndex() {
+	q := &s.q
+	if q.ix == nil {
+		ix, ok := s.buildIndex()
+		if !ok {
+			q.scanOnly = true
+			q.allocs = newAllocSet(s.nodes)
+			for _, j := range s.queue {
+				q.allocs.add(int(s.alloc[j]))
+			}
+			return
+		}
+		q.ix = ix
+	}
+	ix := q.ix
+	for _, j := range s.queue {
+		ix.insert(j)
+	}
+	s.queue = s.queue[:0]
+	ix.on = true
+	s.changed = true
+}
+
+// toScan moves the queue back into s.queue, in queue order.
+func (s *sim) toScan() {
+	ix := s.q.ix
+	s.queue = ix.waiting(s.queue[:0])
+	for _, j := range s.queue {
+		if ix.admit == nil || ix.admit[j] {
+			ix.remove(j)
+		}
+	}
+	ix.refused = ix.refused[:0]
+	ix.on = false
+	s.changed = true
+}
+
+// waiting appends the waiting jobs in queue order to out, in either mode
+// (for the look-ahead and the capacity controller, which read the queue
+// without changing it).
+func (s *sim) waiting(out []int32) []int32 {
+	if s.indexed() {
+		return s.q.ix.waiting(out)
+	}
+	return append(out, s.queue...)
+}
+
+// scanCopy puts sim x's queue in scan mode holding queue (in queue order),
+// with run s's record of which jobs have arrived and have keys: a scratch
+// engine takes the queue as it is and never indexes it.
+func (x *sim) scanCopy(s *sim, queue []int32) {
+	x.queue = append(x.queue[:0], queue...)
+	x.q = queueState{init: true, scanOnly: true, arrived: s.q.arrived, keyed: s.q.keyed,
+		nwait: len(queue), dynRules: s.q.dynRules, walk: x.q.walk}
+}
+
+// flatQueue fills s.queue with the waiting jobs in queue order, for the
+// explanation of a run that cannot go on.
+func (s *sim) flatQueue() {
+	if s.indexed() {
+		s.queue = s.q.ix.waiting(s.queue[:0])
+	}
+}
+
+// buildIndex ranks every job of the run in queue order and sorts them
+// into size classes. It fails (ok false) if a static key or admit rule
+// cannot be evaluated for some job, or gives NaN.
+func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isEval := r.(*EvalError); !isEval {
+				panic(r)
+			}
+			ix, ok = nil, false
+		}
+	}()
+	n := len(s.jobs)
+	ix = &queueIndex{n: n}
+	p := s.pol
+	if a := p.Admit; a != nil {
+		ix.admit = make([]bool, n)
+		for j := range n {
+			s.setJobEnv(int32(j), a.Fields)
+			ix.admit[j] = a.Bool(&s.env)
+		}
+	}
+	if s.prio != nil || s.order != nil {
+		// Jobs not yet arrived get their keys as enqueue will give them
+		// (unless staticKeys has).
+		f := fields(p.Priority, p.Order)
+		for j := int(max(s.q.arrived, s.q.keyed)); j < n; j++ {
+			s.setJobEnv(int32(j), f)
+			if s.prio != nil {
+				s.prio[j] = p.Priority.Num(&s.env)
+			}
+			if s.order != nil {
+				s.order[j] = p.Order.Num(&s.env)
+			}
+		}
+		for j := range n {
+			if s.prio != nil && s.prio[j] != s.prio[j] || s.order != nil && s.order[j] != s.order[j] {
+				return nil, false // NaN keys have no total order
+			}
+		}
+		s.q.keyed = int32(n) // (enqueue need not evaluate them again)
+	}
+	if (s.prio != nil || s.order != nil) && !s.inTraceOrder() {
+		ix.jobAt = make([]int32, n)
+		for j := range ix.jobAt {
+			ix.jobAt[j] = int32(j)
+		}
+		slices.SortFunc(ix.jobAt, func(a, b int32) int {
+			switch {
+			case s.staticBefore(a, b):
+				return -1
+			case s.staticBefore(b, a):
+				return 1
+			}
+			return 0
+		})
+		ix.rank = make([]int32, n)
+		for r, j := range ix.jobAt {
+			ix.rank[j] = int32(r)
+		}
+	}
+	ix.pruneE = s.freq.kind != FreqRule
+	ix.pruneW = s.caps == nil && p.Budget != nil && s.fixedWeights()
+	// Size classes, each listing its jobs in queue order: slices of flat
+	// arrays, class by class. In submit order, jobs before the first
+	// waiting one have all started and never wait again: they are left
+	// out.
+	if ix.rank == nil && len(s.queue) > 0 {
+		ix.base = s.queue[0]
+	}
+	m := n - int(ix.base)
+	var count [128]int32 // (classOf < 128 for every int32)
+	ix.cls = make([]uint8, m)
+	for i, a := range s.alloc[ix.base:] {
+		c := classOf(a)
+		ix.cls[i] = uint8(c)
+		count[c]++
+	}
+	for c := len(count) - 1; c >= 0; c-- {
+		if count[c] > 0 {
+			ix.classes = make([]qclass, c+1)
+			break
+		}
+	}
+	jobs, as, es := make([]int32, m), make([]int32, m), make([]float32, m)
+	var ws []float32
+	if ix.pruneW {
+		ws = make([]float32, m)
+	}
+	off := 0
+	for c := range ix.classes {
+		if count[c] == 0 {
+			continue
+		}
+		ix.used = append(ix.used, c)
+		k := &ix.classes[c]
+		end := off + int(count[c])
+		k.jobs, k.a, k.e = jobs[off:off:end], as[off:off:end], es[off:off:end]
+		if ws != nil {
+			k.w = ws[off:off:end]
+		}
+		off = end
+		blocks := (int(count[c]) + 1<<blockBits - 1) >> blockBits
+		k.size = 1
+		for k.size < blocks {
+			k.size *= 2
+		}
+		k.bits = make([]uint64, blocks)
+		k.node = make([]qnode, 2*k.size)
+		for i := range k.node {
+			k.node[i] = noneWaits
+		}
+	}
+	ix.loc = make([]int32, m)
+	for r := int(ix.base); r < n; r++ {
+		j := ix.jobOf(int32(r))
+		k := &ix.classes[ix.cls[j-ix.base]]
+		ix.loc[j-ix.base] = int32(len(k.jobs))
+		k.jobs = append(k.jobs, j)
+		k.a = append(k.a, s.alloc[j])
+		k.e = append(k.e, below(s.est[j]))
+		if k.w != nil {
+			k.w = append(k.w, below(s.weightOf(j)))
+		}
+	}
+	ix.set = newRankSet(n)
+	if p.Backfill == Greedy {
+		ix.fen = newFenwick(n)
+	}
+	ix.cur = make([]int32, len(ix.classes))
+	ix.from = make([]int32, len(ix.classes))
+	ix.low = make([]int, len(ix.classes))
+	for c := range ix.low {
+		ix.low[c] = classLow(c)
+	}
+	return ix, true
+}
+
+// staticKeys evaluates static priority and order keys for every job
+// before the run. Where they order the jobs as the trace does (the
+// standard policies' `order job.submit`), the queue needs no keys: it is
+// kept in arrival order, as without them. A rule that fails or gives NaN
+// for some job leaves the keys to enqueue, so that it fails where and
+// when it would have.
+func (s *sim) staticKeys() {
+	if s.prio == nil && s.order == nil || s.dynamicOrder() {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isEval := r.(*EvalError); !isEval {
+				panic(r)
+			}
+		}
+	}()
+	p := s.pol
+	f := fields(p.Priority, p.Order)
+	for j := range s.jobs {
+		s.setJobEnv(int32(j), f)
+		if s.prio != nil {
+			if s.prio[j] = p.Priority.Num(&s.env); s.prio[j] != s.prio[j] {
+				return
+			}
+		}
+		if s.order != nil {
+			if s.order[j] = p.Order.Num(&s.env); s.order[j] != s.order[j] {
+				return
+			}
+		}
+	}
+	if s.inTraceOrder() {
+		s.prio, s.order = nil, nil
+		return
+	}
+	s.q.keyed = int32(len(s.jobs))
+}
+
+// inTraceOrder reports whether the static keys order the jobs as the
+// trace does (`order job.submit` on a trace sorted by submit time, as
+// the standard policies say): the index then ranks each job by its place
+// in the trace, without sorting them all.
+func (s *sim) inTraceOrder() bool {
+	for j := 1; j < len(s.jobs); j++ {
+		if s.staticBefore(int32(j), int32(j-1)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (ix *queueIndex) rankOf(j int32) int32 {
+	if ix.rank == nil {
+		return j
+	}
+	return ix.rank[j]
+}
+
+func (ix *queueIndex) jobOf(r int32) int32 {
+	if ix.jobAt == nil {
+		return r
+	}
+	return ix.jobAt[r]
+}
+
+// lastRank is the rank of the last waiting job, −1 if none.
+func (ix *queueIndex) lastRank() int32 {
+	last := ix.set.prev(int32(ix.n - 1))
+	for _, j := range ix.refused {
+		last = max(last, ix.rankOf(j))
+	}
+	return last
+}
+
+// first is the first admitted waiting job at rank r or later, −1 if none.
+func (ix *queueIndex) first(r int32) int32 {
+	if r = ix.set.next(r); r < 0 {
+		return -1
+	}
+	return ix.jobOf(r)
+}
+
+// waiting appends the waiting jobs in queue order.
+func (ix *queueIndex) waiting(out []int32) []int32 {
+	for j := ix.first(0); j >= 0; j = ix.first(ix.rankOf(j) + 1) {
+		out = append(out, j)
+	}
+	if len(ix.refused) > 0 {
+		out = append(out, ix.refused...)
+		slices.SortFunc(out, func(a, b int32) int { return int(ix.rankOf(a)) - int(ix.rankOf(b)) })
+	}
+	return out
+}
+
+// weight is the budget weight at place i of class k, as the index keeps it.
+func (k *qclass) weight(i int) float32 {
+	if k.w == nil {
+		return 0
+	}
+	return k.w[i]
+}
+
+func (ix *queueIndex) insert(j int32) {
+	if ix.admit != nil && !ix.admit[j] {
+		ix.refused = append(ix.refused, j)
+		return
+	}
+	r := ix.rankOf(j)
+	ix.set.add(r)
+	if ix.fen != nil {
+		ix.fen.add(int(r), 1)
+	}
+	k := &ix.classes[ix.cls[j-ix.base]]
+	i := int(ix.loc[j-ix.base])
+	k.bits[i>>blockBits] |= 1 << (i & 63)
+	a, e, w := k.a[i], k.e[i], k.weight(i)
+	for node := k.size + i>>blockBits; node > 0; node >>= 1 {
+		n := &k.node[node]
+		changed := false
+		if a < n.a {
+			n.a, changed = a, true
+		}
+		if e < n.e {
+			n.e, changed = e, true
+		}
+		if w < n.w {
+			n.w, changed = w, true
+		}
+		if !changed {
+			break // (the nodes above hold no more than this one)
+		}
+	}
+}
+
+func (ix *queueIndex) remove(j int32) {
+	r := ix.rankOf(j)
+	ix.set.remove(r)
+	if ix.fen != nil {
+		ix.fen.add(int(r), -1)
+	}
+	k := &ix.classes[ix.cls[j-ix.base]]
+	i := int(ix.loc[j-ix.base])
+	b := i >> blockBits
+	k.bits[b] &^= 1 << (i & 63)
+	node := k.size + b
+	if n := &k.node[node]; k.a[i] > n.a && k.e[i] > n.e && (k.w == nil || k.w[i] > n.w) {
+		return // it held none of the minima
+	}
+	// The leaf from its waiting jobs, then each node from its children
+	// while that changes it.
+	m := noneWaits
+	for bs := k.bits[b]; bs != 0; bs &= bs - 1 {
+		p := b<<blockBits + bits.TrailingZeros64(bs)
+		m.a = min(m.a, k.a[p])
+		if x := k.e[p]; x < m.e {
+			m.e = x
+		}
+		if x := k.weight(p); x < m.w {
+			m.w = x
+		}
+	}
+	for {
+		if k.node[node] == m {
+			return
+		}
+		k.node[node] = m
+		if node == 1 {
+			return
+		}
+		o := &k.node[node^1] // its sibling
+		node >>= 1
+		m.a = min(m.a, o.a)
+		if o.e < m.e {
+			m.e = o.e
+		}
+		if o.w < m.w {
+			m.w = o.w
+		}
+	}
+}
+
+// minAlloc is the least allocation of an admitted waiting job
+// (math.MaxInt32 if none).
+func (ix *queueIndex) minAlloc() int32 {
+	for _, c := range ix.used {
+		if a := ix.classes[c].node[1].a; a != math.MaxInt32 {
+			return a
+		}
+	}
+	return math.MaxInt32
+}
+
+// minWaitingAlloc is the least allocation of a waiting job, or 0 where the
+// queue keeps no such figure (short queues in scan mode).
+func (s *sim) minWaitingAlloc() int {
+	switch {
+	case s.indexed():
+		return int(s.q.ix.minAlloc())
+	case s.q.allocs != nil:
+		return s.q.allocs.min()
+	}
+	return 0
+}
+
+// A pass's test for the jobs it may start, as the index sees it: the
+// prunable part of what the pass checks, with +Inf for what it cannot
+// prune on.
+type filter struct {
+	now    float64
+	free   int     // fits now
+	room   float64 // weight within the headroom
+	shadow float64 // EASY: ends by then …
+	extra  int     // … or fits in the extra nodes …
+	extraW float64 // … and the extra budget
+}
+
+// maybe reports whether the subtree under node may hold a job passing f.
+func (f *filter) maybe(k *qclass, node int) bool {
+	n := &k.node[node]
+	a, w := int(n.a), float64(n.w)
+	return a <= f.free && w <= f.room && (f.now+float64(n.e) <= f.shadow || a <= f.extra && w <= f.extraW)
+}
+
+// pass reports whether the job at place i of class k passes f.
+func (f *filter) pass(k *qclass, i int) bool {
+	a, w := int(k.a[i]), float64(k.weight(i))
+	return a <= f.free && w <= f.room && (f.now+float64(k.e[i]) <= f.shadow || a <= f.extra && w <= f.extraW)
+}
+
+// search is the first place ≥ from in class k whose job waits and passes
+// f, −1 if none.
+func (k *qclass) search(f *filter, from int32) int32 {
+	return k.find(f, 1, 0, k.size, int(from))
+}
+
+func (k *qclass) find(f *filter, node, lo, hi, from int) int32 {
+	if hi<<blockBits <= from || !f.maybe(k, node) {
+		return -1
+	}
+	if hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if r := k.find(f, 2*node, lo, mid, from); r >= 0 {
+			return r
+		}
+		return k.find(f, 2*node+1, mid, hi, from)
+	}
+	m := k.bits[lo]
+	if d := from - lo<<blockBits; d > 0 {
+		m &^= 1<<d - 1
+	}
+	for ; m != 0; m &= m - 1 {
+		if i := lo<<blockBits + bits.TrailingZeros64(m); f.pass(k, i) {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// walkKind is what a walk over the queue looks for.
+type walkKind uint8
+
+const (
+	walkAll        walkKind = iota // every waiting job
+	walkFits                       // greedy: jobs that fit the free nodes
+	walkBudgetFits                 // greedy under a budget: … and its headroom
+	walkEASY                       // EASY's backfill candidates
+	walkBudgetEASY                 // EASY's under a budget
+	curNone        int32    = -1   // (cursor) no more candidates in the class
+	curStale       int32    = -2   // (cursor) search from the class's from
+)
+
+// walk visits waiting jobs in queue order: in scan mode a slice of
+// s.queue, each job; in index mode the jobs from a rank on that may pass
+// the pass's test (the caller still tests each one fully).
+type walk struct {
+	s       *sim
+	list    []int32 // scan mode
+	i       int     // scan mode: the next to visit
+	ix      *queueIndex
+	kind    walkKind
+	pos     int32 // index mode: the next rank
+	head    int32 // index mode: the job the walk starts after, or −1
+	n       bool  // index mode: count the waiting jobs passed over …
+	skipped int   // … by the last call of next
+	grow    int   // index mode: the length of the last batch
+	init    bool  // index mode: the classes to look in are set (ix.live)
+}
+
+// walkFrom walks from position i of s.queue; in index mode from the start
+// of the queue (head −1) or after head, the first waiting job: every
+// other waiting job comes after it. (The walk lives in the queue's state:
+// one at a time.)
+func (s *sim) walkFrom(kind walkKind, i int, head int32) *walk {
+	w := &s.q.walk
+	if s.q.ix == nil {
+		w.s, w.list, w.i, w.ix, w.skipped = s, s.queue, i, nil, 0
+		return w
+	}
+	return w.set(s, kind, i, head)
+}
+
+func (w *walk) set(s *sim, kind walkKind, i int, head int32) *walk {
+	w.s, w.i, w.skipped = s, i, 0
+	ix := s.q.ix
+	if !ix.on {
+		w.list, w.ix = s.queue, nil
+		return w
+	}
+	w.list, w.ix, w.kind, w.head, w.pos, w.grow, w.init = nil, ix, kind, head, 0, 0, false
+	if head >= 0 {
+		w.pos = ix.rankOf(head) + 1
+	}
+	w.n = kind == walkFits || kind == walkBudgetFits
+	return w
+}
+
+// cands is the first batch of jobs a pass looks at in a walk of kind: in
+// scan mode, the queue from position i on; in index mode, the first few
+// after head (see walkFrom) that pass the test with free nodes free. more
+// gives the next batches. (An index batch holds the jobs that pass the
+// test when it is made, which the caller's later tests, stricter, may
+// still refuse; it is twice as long as the one before, up to 64, so that
+// a pass that ends early has not looked far.)
+func (s *sim) cands(kind walkKind, i int, head int32, free int) []int32 {
+	if s.q.ix == nil || !s.q.ix.on {
+		return s.queue[i:]
+	}
+	return s.firstBatch(kind, head, free)
+}
+
+func (s *sim) firstBatch(kind walkKind, head int32, free int) []int32 {
+	return s.walkFrom(kind, 0, head).fill(free)
+}
+
+// more is the walk's next batch (empty: none left); in scan mode, and for
+// the list of fresh jobs, the first batch was all.
+func (s *sim) more(free int) []int32 {
+	// (The walk's index is the queue's, set by an index-mode walk; a scan
+	// or a list walk clears it, and toScan turns it off.)
+	if w := &s.q.walk; w.ix != nil && w.ix.on {
+		return w.fill(free)
+	}
+	return nil
+}
+
+func (w *walk) fill(free int) []int32 {
+	w.grow = min(max(2*w.grow, 1), 64)
+	buf := w.ix.buf[:0]
+	for len(buf) < w.grow {
+		j := w.indexed(free)
+		if j < 0 {
+			break
+		}
+		buf = append(buf, j)
+	}
+	w.ix.buf = buf
+	return buf
+}
+
+// next is the next job to look at (−1: none left), given the free nodes
+// now. In index mode, w.skipped says how many waiting jobs it passed over
+// for failing the test (counted for greedy walks only).
+func (w *walk) next(free int) int32 {
+	if w.i < len(w.list) { // (scan mode; in index mode list is empty)
+		w.i++
+		return w.list[w.i-1]
+	}
+	return w.indexed(free)
+}
+
+func (w *walk) indexed(free int) int32 {
+	s, ix := w.s, w.ix
+	w.skipped = 0
+	if ix == nil {
+		return -1 // (scan mode: the end of the list)
+	}
+	if w.kind == walkAll {
+		j := ix.first(w.pos)
+		if j >= 0 {
+			w.pos = ix.rankOf(j) + 1
+		}
+		return j
+	}
+	f := s.filterFor(w.kind, free)
+	if !w.init {
+		// The classes that may hold a candidate now: only they ever will.
+		w.init = true
+		ix.live = ix.live[:0]
+		for _, c := range ix.used {
+			if ix.low[c] > free {
+				break // (classes come smallest first)
+			}
+			if f.maybe(&ix.classes[c], 1) {
+				ix.live = append(ix.live, c)
+				ix.cur[c], ix.from[c] = curStale, 0
+			}
+		}
+		// Every waiting job but the head comes after it (see walkAfter).
+		if w.head >= 0 {
+			ix.from[ix.cls[w.head-ix.base]] = ix.loc[w.head-ix.base] + 1
+		}
+	}
+	// The earliest of the classes' next candidates.
+	best, bestRank, bestClass := int32(-1), int32(math.MaxInt32), -1
+	live := ix.live[:0]
+	for _, c := range ix.live {
+		if ix.low[c] > free {
+			continue // (for good: free nodes only shrink)
+		}
+		k := &ix.classes[c]
+		cur := ix.cur[c]
+		switch {
+		case cur == curStale:
+			cur = k.search(&f, ix.from[c])
+		case k.bits[cur>>blockBits]&(1<<(cur&63)) == 0 || !f.pass(k, int(cur)):
+			// The test grew stricter since (or the job started): nothing
+			// before it passed a looser one.
+			cur = k.search(&f, cur+1)
+		}
+		if cur < 0 {
+			continue // no more candidates in the class
+		}
+		ix.cur[c] = cur
+		live = append(live, c)
+		if r := ix.rankOf(k.jobs[cur]); r < bestRank {
+			best, bestRank, bestClass = k.jobs[cur], r, c
+		}
+	}
+	ix.live = live
+	if best < 0 {
+		if w.n {
+			w.skipped = ix.fen.total - ix.fen.prefix(int(w.pos))
+		}
+		w.pos = int32(ix.n)
+		return -1
+	}
+	if w.n {
+		w.skipped = ix.fen.prefix(int(bestRank)) - ix.fen.prefix(int(w.pos))
+	}
+	ix.cur[bestClass] = curStale
+	ix.from[bestClass] = ix.loc[best-ix.base] + 1
+	w.pos = bestRank + 1
+	return best
+}
+
+// filterFor is the test of a walk of kind with free nodes free.
+func (s *sim) filterFor(kind walkKind, free int) filter {
+	ix := s.q.ix
+	inf := math.Inf(1)
+	f := filter{now: s.now, free: free, room: inf, shadow: inf, extraW: inf}
+	switch kind {
+	case walkBudgetFits:
+		if ix.pruneW {
+			f.room = s.headroom()
+		}
+	case walkEASY:
+		if ix.pruneE {
+			f.shadow, f.extra = s.shadow, s.extra
+		}
+	case walkBudgetEASY:
+		if s.caps != nil {
+			break // Alg. 2 is tried on every job that fits
+		}
+		if ix.pruneE {
+			f.shadow, f.extra = s.bp.shadow, s.bp.extra
+		}
+		if ix.pruneW {
+			f.room, f.extraW = s.headroom(), s.bp.extraW
+		}
+	}
+	return f
+}
+
+// markScanned records where the next incremental pass starts.
+func (s *sim) markScanned() {
+	if s.q.ix == nil {
+		s.scanned = len(s.queue)
+		return
+	}
+	s.markIndexed()
+}
+
+func (s *sim) markIndexed() {
+	if !s.q.ix.on {
+		s.scanned = len(s.queue)
+		return
+	}
+	s.q.ix.seen = s.q.arrived
+}
+
+// fresh is the jobs that arrived since the last pass, in queue order (an
+// incremental pass knows they all come after the others).
+func (s *sim) fresh() []int32 {
+	if !s.indexed() {
+		return s.queue[s.scanned:]
+	}
+	ix := s.q.ix
+	b := ix.buf[:0]
+	for j := ix.seen; j < s.q.arrived; j++ {
+		b = append(b, j)
+	}
+	if ix.rank != nil {
+		slices.SortFunc(b, func(a, b int32) int { return int(ix.rank[a]) - int(ix.rank[b]) })
+	}
+	ix.buf = b
+	s.listWalk(nil) // (a list, not an index walk: more has no more)
+	return b
+}
+
+// listWalk walks a list of jobs, each in turn.
+func (s *sim) listWalk(list []int32) *walk {
+	w := &s.q.walk
+	w.s, w.list, w.i, w.ix, w.skipped = s, list, 0, nil, 0
+	return w
+}
+
+// rankSet is a set of ranks, in three levels of bits: bit r of l0, bit r/64
+// of l1 (word r/64 of l0 is not zero), bit r/4096 of l2.
+type rankSet struct{ l0, l1, l2 []uint64 }
+
+func newRankSet(n int) rankSet {
+	w0 := (n + 63) >> 6
+	w1 := (w0 + 63) >> 6
+	return rankSet{l0: make([]uint64, w0), l1: make([]uint64, w1), l2: make([]uint64, (w1+63)>>6)}
+}
+
+func (t *rankSet) add(r int32) {
+	t.l0[r>>6] |= 1 << (r & 63)
+	t.l1[r>>12] |= 1 << ((r >> 6) & 63)
+	t.l2[r>>18] |= 1 << ((r >> 12) & 63)
+}
+
+func (t *rankSet) remove(r int32) {
+	if t.l0[r>>6] &^= 1 << (r & 63); t.l0[r>>6] == 0 {
+		if t.l1[r>>12] &^= 1 << ((r >> 6) & 63); t.l1[r>>12] == 0 {
+			t.l2[r>>18] &^= 1 << ((r >> 12) & 63)
+		}
+	}
+}
+
+// next is the least rank in the set at or after r, −1 if none.
+func (t *rankSet) next(r int32) int32 {
+	i := int(r >> 6) // word of l0
+	if i >= len(t.l0) {
+		return -1
+	}
+	if m := t.l0[i] &^ (1<<(r&63) - 1); m != 0 {
+		return int32(i<<6 + bits.TrailingZeros64(m))
+	}
+	i++ // the next word of l0 that is not zero, through l1 and l2
+	k := i >> 6
+	if k < len(t.l1) {
+		if m := t.l1[k] &^ (1<<(i&63) - 1); m != 0 {
+			i = k<<6 + bits.TrailingZeros64(m)
+			return int32(i<<6 + bits.TrailingZeros64(t.l0[i]))
+		}
+	}
+	for h := (k + 1) >> 6; h < len(t.l2); h++ {
+		m := t.l2[h]
+		if h == (k+1)>>6 {
+			m &^= 1<<((k+1)&63) - 1
+		}
+		if m != 0 {
+			k = h<<6 + bits.TrailingZeros64(m)
+			i = k<<6 + bits.TrailingZeros64(t.l1[k])
+			return int32(i<<6 + bits.TrailingZeros64(t.l0[i]))
+		}
+	}
+	return -1
+}
+
+// prev is the greatest rank in the set at or before r, −1 if none.
+func (t *rankSet) prev(r int32) int32 {
+	if r < 0 {
+		return -1
+	}
+	i := int(r >> 6)
+	if m := t.l0[i] & (2<<(r&63) - 1); m != 0 {
+		return int32(i<<6 + 63 - bits.LeadingZeros64(m))
+	}
+	i-- // the previous word of l0 that is not zero
+	if i < 0 {
+		return -1
+	}
+	k := i >> 6
+	if m := t.l1[k] & (2<<(i&63) - 1); m != 0 {
+		i = k<<6 + 63 - bits.LeadingZeros64(m)
+		return int32(i<<6 + 63 - bits.LeadingZeros64(t.l0[i]))
+	}
+	for h := (k - 1) >> 6; k > 0 && h >= 0; h-- {
+		m := t.l2[h]
+		if h == (k-1)>>6 {
+			m &= 2<<((k-1)&63) - 1
+		}
+		if m != 0 {
+			k = h<<6 + 63 - bits.LeadingZeros64(m)
+			i = k<<6 + 63 - bits.LeadingZeros64(t.l1[k])
+			return int32(i<<6 + 63 - bits.LeadingZeros64(t.l0[i]))
+		}
+	}
+	return -1
+}
+
+// fenwick counts waiting jobs by rank.
+type fenwick struct {
+	t     []int32 // 1-based
+	total int
+}
+
+func newFenwick(n int) *fenwick { return &fenwick{t: make([]int32, n+1)} }
+
+func (f *fenwick) add(i int, d int32) {
+	f.total += int(d)
+	for i++; i < len(f.t); i += i & -i {
+		f.t[i] += d
+	}
+}
+
+// prefix counts the jobs at ranks below i.
+func (f *fenwick) prefix(i int) int {
+	s := 0
+	for ; i > 0; i -= i & -i {
+		s += int(f.t[i])
+	}
+	return s
+}
+
+// allocSet holds the allocations of the waiting jobs of a scan-only run,
+// for their least: a pass in which none fits starts nothing, whatever the
+// order or the admit rule say.
+type allocSet struct {
+	cnt []int32  // by allocation
+	lo  []uint64 // bit a: some waiting job allocates a nodes
+	hi  []uint64 // bit i: word i of lo is not zero
+}
+
+func newAllocSet(nodes int) *allocSet {
+	w := nodes/64 + 1
+	return &allocSet{cnt: make([]int32, nodes+1), lo: make([]uint64, w), hi: make([]uint64, w/64+1)}
+}
+
+func (a *allocSet) add(x int) {
+	if a.cnt[x]++; a.cnt[x] == 1 {
+		a.lo[x>>6] |= 1 << (x & 63)
+		a.hi[x>>12] |= 1 << ((x >> 6) & 63)
+	}
+}
+
+func (a *allocSet) remove(x int) {
+	if a.cnt[x]--; a.cnt[x] == 0 {
+		if a.lo[x>>6] &^= 1 << (x & 63); a.lo[x>>6] == 0 {
+			a.hi[x>>12] &^= 1 << ((x >> 6) & 63)
+		}
+	}
+}
+
+// min is the least allocation held, math.MaxInt32 if none.
+func (a *allocSet) min() int {
+	for i, h := range a.hi {
+		if h != 0 {
+			w := i<<6 + bits.TrailingZeros64(h)
+			return w<<6 + bits.TrailingZeros64(a.lo[w])
+		}
+	}
+	return math.MaxInt32
+}

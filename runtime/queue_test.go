@@ -1,0 +1,111 @@
+package runtime
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The index's building blocks against brute force: the rank set's next
+// and prev, the Fenwick tree's counts, the allocation set's least, and the
+// size classes' bounds.
+
+func TestRankSetAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 63, 64, 65, 4095, 4096, 4097, 300000} {
+		set := newRankSet(n)
+		in := make([]bool, n)
+		fen := newFenwick(n)
+		for step := range 3000 {
+			r := int32(rng.IntN(n))
+			if step%7 == 0 { // sparse and dense stretches
+				r = int32(rng.IntN(min(n, 200)))
+			}
+			if in[r] {
+				set.remove(r)
+				fen.add(int(r), -1)
+			} else {
+				set.add(r)
+				fen.add(int(r), 1)
+			}
+			in[r] = !in[r]
+			q := int32(rng.IntN(n))
+			wantNext, wantPrev, wantCount := int32(-1), int32(-1), 0
+			for i := q; i < int32(n); i++ {
+				if in[i] {
+					wantNext = i
+					break
+				}
+			}
+			for i := q; i >= 0; i-- {
+				if in[i] {
+					wantPrev = i
+					break
+				}
+			}
+			for i := range q {
+				if in[i] {
+					wantCount++
+				}
+			}
+			if got := set.next(q); got != wantNext {
+				t.Fatalf("n %d step %d: next(%d) = %d, want %d", n, step, q, got, wantNext)
+			}
+			if got := set.prev(q); got != wantPrev {
+				t.Fatalf("n %d step %d: prev(%d) = %d, want %d", n, step, q, got, wantPrev)
+			}
+			if got := fen.prefix(int(q)); got != wantCount {
+				t.Fatalf("n %d step %d: prefix(%d) = %d, want %d", n, step, q, got, wantCount)
+			}
+		}
+		if got := set.next(int32(n)); got != -1 {
+			t.Errorf("n %d: next past the end = %d", n, got)
+		}
+	}
+}
+
+func TestAllocSetLeast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const nodes = 70000
+	a := newAllocSet(nodes)
+	held := map[int]int{}
+	for step := range 5000 {
+		x := 1 + rng.IntN(nodes)
+		if step%3 == 0 {
+			x = 1 + rng.IntN(8)
+		}
+		if held[x] > 0 && rng.IntN(2) == 0 {
+			a.remove(x)
+			held[x]--
+		} else {
+			a.add(x)
+			held[x]++
+		}
+		want := math.MaxInt32
+		for v, c := range held {
+			if c > 0 {
+				want = min(want, v)
+			}
+		}
+		if got := a.min(); got != want {
+			t.Fatalf("step %d: least allocation %d, want %d", step, got, want)
+		}
+	}
+}
+
+func TestSizeClasses(t *testing.T) {
+	prev := -1
+	for a := int32(1); a < 1<<20; a++ {
+		c := classOf(a)
+		if c < prev || c > prev+1 {
+			t.Fatalf("class of %d is %d after %d: classes must come in order", a, c, prev)
+		}
+		if c != prev && classLow(c) != int(a) {
+			t.Fatalf("class %d starts at %d, classLow says %d", c, a, classLow(c))
+		}
+		prev = c
+	}
+	if c := classOf(math.MaxInt32); c >= 128 {
+		t.Errorf("class of the largest allocation is %d: buildIndex counts 128", c)
+	}
+}
