@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -460,7 +461,9 @@ func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
 			break
 		}
 	}
-	if e.Baseline != nil {
+	if e.Baseline != nil && slices.ContainsFunc(e.Report, func(k string) bool {
+		return k == "saving" || k == "saving_pct" || k == "job_saving" || k == "job_saving_pct"
+	}) {
 		notes = append(notes, fmt.Sprintf("Saving: cost of the run with %s %s and otherwise the same configuration, minus this run's cost.", e.Baseline.Dim, e.Baseline.Value))
 		for _, r := range rs {
 			if !hasParam(r.Run, e.Baseline.Dim) {
