@@ -188,6 +188,15 @@ func (p *Profile) candidates(j *Job, from float64, cand []float64) []float64 {
 	return cand
 }
 
+// segFrom is seg(x) for a cursor at segment k ≤ seg(x): the walks below
+// visit increasing points and move their cursors forward only.
+func segFrom(ts []float64, k int, x float64) int {
+	for k+1 < len(ts) && ts[k+1] <= x {
+		k++
+	}
+	return k
+}
+
 // gs sets out to the g of each start, in increasing order, walking the
 // profile with two cursors (for s and for s + Run) instead of searching.
 func (j *Job) gs(p *Profile, starts, out []float64) []float64 {
@@ -195,12 +204,7 @@ func (j *Job) gs(p *Profile, starts, out []float64) []float64 {
 	ts := p.Times
 	ks, kx := 0, 0
 	for _, s := range starts {
-		for ks+1 < len(ts) && ts[ks+1] <= s {
-			ks++
-		}
-		for kx+1 < len(ts) && ts[kx+1] <= s+j.Run {
-			kx++
-		}
+		ks, kx = segFrom(ts, ks, s), segFrom(ts, kx, s+j.Run)
 		out = append(out, j.g(p, ks, s, kx))
 	}
 	return out
@@ -228,20 +232,9 @@ func (j *Job) horizon(p *Profile, now, threshold float64) float64 {
 // is what makes a one-off decision cheap; a start of both kinds is
 // evaluated twice, to the same g, and counted once.
 func (j *Job) scan(p *Profile, from, limit float64) (start, best float64, n int) {
-	// g and span written out: this loop is most of a price-aware run.
-	ts, pre, vs := p.Times, p.prefix, p.Values
-	run, latest, w, r := j.Run, math.Min(j.Latest, limit), j.Waiting, j.Running
+	ts := p.Times
+	run, latest := j.Run, math.Min(j.Latest, limit)
 	best, start = math.Inf(1), math.Inf(1)
-	// g(s) for s in segment ks and x = s + run in kx, as Job.g.
-	g := func(ks int, s float64, kx int, x float64) float64 {
-		var sp float64
-		if ks == kx {
-			sp = vs[ks] * (x - s)
-		} else {
-			sp = vs[ks]*(ts[ks+1]-s) + (pre[kx] - pre[ks+1]) + vs[kx]*(x-ts[kx])
-		}
-		return w*(pre[ks]+vs[ks]*(s-ts[ks])) + r*sp
-	}
 	lastA, lastB := math.Inf(-1), math.Inf(-1)
 	// Starts on a change: s is in the segment it starts.
 	a0, _ := slices.BinarySearch(ts, from)
@@ -251,11 +244,8 @@ func (j *Job) scan(p *Profile, from, limit float64) (start, best float64, n int)
 	kx := 0
 	for a := a0; a < len(ts) && ts[a] <= latest; a++ {
 		s := ts[a]
-		x := s + run
-		for kx+1 < len(ts) && ts[kx+1] <= x {
-			kx++
-		}
-		if v := g(a, s, kx, x); v < best {
+		kx = segFrom(ts, kx, s+run)
+		if v := j.g(p, a, s, kx); v < best {
 			start, best = s, v
 		}
 		n++
@@ -273,14 +263,8 @@ func (j *Job) scan(p *Profile, from, limit float64) (start, best float64, n int)
 		if s > latest {
 			break
 		}
-		x := s + run
-		for ks+1 < len(ts) && ts[ks+1] <= s {
-			ks++
-		}
-		for kx+1 < len(ts) && ts[kx+1] <= x {
-			kx++
-		}
-		if v := g(ks, s, kx, x); v < best || v == best && s < start {
+		ks, kx = segFrom(ts, ks, s), segFrom(ts, kx, s+run)
+		if v := j.g(p, ks, s, kx); v < best || v == best && s < start {
 			start, best = s, v
 		}
 		if ts[ks] != s { // not a change too
@@ -289,14 +273,8 @@ func (j *Job) scan(p *Profile, from, limit float64) (start, best float64, n int)
 		lastB = s
 	}
 	if latest = j.Latest; latest > from && latest <= limit && latest != lastA && latest != lastB {
-		x := latest + run
-		for ks+1 < len(ts) && ts[ks+1] <= latest {
-			ks++
-		}
-		for kx+1 < len(ts) && ts[kx+1] <= x {
-			kx++
-		}
-		if v := g(ks, latest, kx, x); v < best || v == best && latest < start {
+		ks, kx = segFrom(ts, ks, latest), segFrom(ts, kx, latest+run)
+		if v := j.g(p, ks, latest, kx); v < best || v == best && latest < start {
 			start, best = latest, v
 		}
 		n++
