@@ -19,15 +19,14 @@ type deferStage struct {
 	cfg  *Defer
 	prof deferral.Profile
 	plan deferral.Plan
-	// What prof and plan were made for (valid when the flags say so).
-	profOK, planOK bool
-	profKey        profileKey
-	planKey        planKey
-	job            int32   // the deferred job; -1: none
-	until          float64 // its chosen start
-	since          float64 // when the pending deferral was decided
-	seen           []bool  // per job: some decision deferred it
-	err            error   // a decision that failed ends the run
+	// What prof and plan were made for; noProfile and noPlan match none.
+	profKey profileKey
+	planKey planKey
+	job     int32   // the deferred job; -1: none
+	until   float64 // its chosen start
+	since   float64 // when the pending deferral was decided
+	seen    []bool  // per job: some decision deferred it
+	err     error   // a decision that failed ends the run
 
 	// What the run reports.
 	decisions      int     // decisions that weighed later starts
@@ -49,8 +48,14 @@ type planKey struct {
 	run, waiting, running float64
 }
 
+// Keys that match no profile and no plan (NaN equals nothing).
+var (
+	noProfile = profileKey{from: math.NaN()}
+	noPlan    = planKey{job: -1}
+)
+
 func newDeferStage(cfg *Defer, jobs int) *deferStage {
-	return &deferStage{cfg: cfg, job: -1, seen: make([]bool, jobs)}
+	return &deferStage{cfg: cfg, job: -1, seen: make([]bool, jobs), profKey: noProfile, planKey: noPlan}
 }
 
 // wakeAt is the chosen start of the pending deferral, +Inf if none: a
@@ -169,20 +174,20 @@ func (s *sim) deferDecide(j int32) (float64, error) {
 	if r := cfg.Rule; cfg.Objective == MinimizeRule && r.Deps&DepJob != 0 {
 		pk.job = j
 	}
-	if !d.profOK || d.profKey != pk {
-		d.profOK, d.planOK = false, false
+	if d.profKey != pk {
+		d.profKey, d.planKey = noProfile, noPlan
 		if err := s.deferProfile(from, end); err != nil {
 			return 0, err
 		}
-		d.profOK, d.profKey = true, pk
+		d.profKey = pk
 	}
 	key := planKey{job: j, run: run, waiting: waiting, running: running}
-	if !d.planOK || d.planKey != key {
+	if d.planKey != key {
 		job := deferral.Job{Latest: latest, Run: run, Waiting: waiting, Running: running, PreferNow: cfg.PreferNow}
 		if err := d.plan.Reset(&d.prof, job); err != nil {
 			return 0, err
 		}
-		d.planOK, d.planKey = true, key
+		d.planKey = key
 	}
 	dec, err := d.plan.Decide(s.now)
 	if err != nil {

@@ -541,9 +541,6 @@ func (s *sim) loop() error {
 			s.caps.step(s)
 		}
 		if s.defers == nil || s.defers.passes(t, events) {
-			if s.defers != nil {
-				s.changed = true // a decision reads the time: no incremental pass
-			}
 			if s.pass() {
 				lastProgress = t
 			}

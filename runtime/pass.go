@@ -405,8 +405,9 @@ var fullPassesOnly = false
 // recompute the extra budget as another sum of the same weights, which
 // may round differently: such passes stay full.)
 func (s *sim) incremental() bool {
-	if fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.caps != nil {
-		// (pass tests the first two before calling)
+	if fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.caps != nil || s.defers != nil {
+		// (pass tests the first two before calling; a deferral decision
+		// reads the time, so a held head is decided again every pass)
 		return false
 	}
 	if !s.indexed() && s.scanned > len(s.queue) {
