@@ -22,11 +22,12 @@ type deferStage struct {
 	// What prof and plan were made for; noProfile and noPlan match none.
 	profKey profileKey
 	planKey planKey
-	job     int32   // the deferred job; -1: none
-	until   float64 // its chosen start
-	since   float64 // when the pending deferral was decided
-	seen    []bool  // per job: some decision deferred it
-	err     error   // a decision that failed ends the run
+	job     int32     // the deferred job; -1: none
+	until   float64   // its chosen start
+	since   float64   // when the pending deferral was decided
+	seen    []bool    // per job: some decision deferred it
+	fields  JobFields // what the stage's rules read of a job
+	err     error     // a decision that failed ends the run
 
 	// What the run reports.
 	decisions      int     // decisions that weighed later starts
@@ -55,7 +56,8 @@ var (
 )
 
 func newDeferStage(cfg *Defer, jobs int) *deferStage {
-	return &deferStage{cfg: cfg, job: -1, seen: make([]bool, jobs), profKey: noProfile, planKey: noPlan}
+	return &deferStage{cfg: cfg, job: -1, seen: make([]bool, jobs), profKey: noProfile, planKey: noPlan,
+		fields: fields(cfg.Waiting, cfg.Running, cfg.Rule)}
 }
 
 // wakeAt is the chosen start of the pending deferral, +Inf if none: a
@@ -133,8 +135,7 @@ func (s *sim) hourStart(t float64) float64 {
 }
 
 // deferDecide returns when job j, which a FIFO pass at s.now is about to
-// start (it fits), should start: s.now or later (steps 2–7 of §1.6). The
-// job's environment is set for its rules; the pass's is restored.
+// start (it fits), should start: s.now or later (steps 2–7 of §1.6).
 func (s *sim) deferDecide(j int32) (float64, error) {
 	d := s.defers
 	cfg := d.cfg
@@ -158,7 +159,9 @@ func (s *sim) deferDecide(j int32) (float64, error) {
 	if latest <= s.now {
 		return s.now, nil
 	}
-	s.setJobEnv(j, AllJobFields)
+	if d.fields != 0 {
+		s.setJobEnv(j, d.fields)
+	}
 	share := float64(jb.Nodes) * s.infra / float64(s.nodes)
 	waiting, running := share, s.jw[j]+share
 	if cfg.Waiting != nil {
