@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,14 +45,9 @@ var batsimDocumentedMachines = []string{"time", "nb_sleeping", "nb_switching_on"
 
 func readCSVRows(t *testing.T, path string) ([]string, []map[string]string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+	recs := readCSV(t, path)
+	if len(recs) == 0 {
+		t.Fatalf("%s: empty", path)
 	}
 	var rows []map[string]string
 	for _, rec := range recs[1:] {

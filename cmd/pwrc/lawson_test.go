@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -23,25 +22,22 @@ experiment lawson {
 }
 `
 
-// readCSV reads a CSV file into its header and rows of floats.
+// readFloatCSV reads a CSV file of numbers into its header and rows.
 func readFloatCSV(t *testing.T, path string) ([]string, [][]float64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("%s: %v", path, err)
+	recs := readCSV(t, path)
+	if len(recs) == 0 {
+		t.Fatalf("%s: empty", path)
 	}
 	var rows [][]float64
 	for _, r := range recs[1:] {
 		row := make([]float64, len(r))
 		for i, x := range r {
-			if row[i], err = strconv.ParseFloat(x, 64); err != nil {
+			v, err := strconv.ParseFloat(x, 64)
+			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
+			row[i] = v
 		}
 		rows = append(rows, row)
 	}
