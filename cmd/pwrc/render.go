@@ -58,6 +58,35 @@ func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, r
 	for _, i := range e.Runs {
 		rs = append(rs, results[i])
 	}
+	title := tableTitle(e, rs)
+	if markdown {
+		fmt.Fprintf(w, "### %s\n\n", title)
+	} else {
+		fmt.Fprintln(w, title)
+	}
+	cols := []column{{header: configHeader(e), cell: func(r *pwrt.Result) string { return configName(e, r.Run) }, align: tw.AlignLeft}}
+	for _, key := range e.Report {
+		cols = append(cols, metricColumn(key, rs))
+	}
+	if err := writeGrid(w, markdown, cols, rs); err != nil {
+		return err
+	}
+	for _, n := range tableNotes(e, rs) {
+		if markdown {
+			fmt.Fprintf(w, "\n%s", n)
+		} else {
+			fmt.Fprintf(w, "%s\n", n)
+		}
+	}
+	if markdown {
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// tableTitle names what an experiment's runs share, as the table's title
+// line does.
+func tableTitle(e *pwrt.Experiment, rs []*pwrt.Result) string {
 	title := fmt.Sprintf("experiment %s · %s", e.Name, plural(len(rs), "run"))
 	// Workload and machine size are known only for runs that got that far.
 	var ok []*pwrt.Result
@@ -85,21 +114,18 @@ func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, r
 			title += " · policy " + rs[0].Run.Policy.Name
 		}
 	}
-	if markdown {
-		fmt.Fprintf(w, "### %s\n\n", title)
-	} else {
-		fmt.Fprintln(w, title)
-	}
-	cols := []column{{header: configHeader(e), cell: func(r *pwrt.Result) string { return configName(e, r.Run) }, align: tw.AlignLeft}}
-	for _, key := range e.Report {
-		cols = append(cols, metricColumn(key, rs))
-	}
+	return title
+}
+
+// writeGrid renders a table of a row per run and the given columns (a
+// failed run shows "error" after its first cell), boxed or in Markdown.
+func writeGrid(w io.Writer, markdown bool, cols []column, rs []*pwrt.Result) error {
 	headers := make([]string, len(cols))
 	aligns := make([]tw.Align, len(cols))
 	for i, c := range cols {
 		headers[i] = c.header
 		if markdown { // one line per header cell in Markdown
-			headers[i] = strings.ReplaceAll(c.header, "\n", " ")
+			headers[i] = strings.TrimSpace(strings.ReplaceAll(c.header, "\n", " "))
 		}
 		aligns[i] = c.align
 		if aligns[i] == "" {
@@ -110,19 +136,8 @@ func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, r
 	if markdown {
 		rend = renderer.NewMarkdown()
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(rend),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{
-				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
-				Alignment:  tw.CellAlignment{PerColumn: aligns},
-			},
-			Row: tw.CellConfig{
-				Formatting: tw.CellFormatting{AutoFormat: tw.Off},
-				Alignment:  tw.CellAlignment{PerColumn: aligns},
-			},
-		}),
-	)
+	cell := tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}, Alignment: tw.CellAlignment{PerColumn: aligns}}
+	t := tablewriter.NewTable(w, tablewriter.WithRenderer(rend), tablewriter.WithConfig(tablewriter.Config{Header: cell, Row: cell}))
 	t.Header(headers)
 	for _, r := range rs {
 		row := make([]string, len(cols))
@@ -137,20 +152,7 @@ func renderTable(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, r
 			return err
 		}
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	for _, n := range tableNotes(e, rs) {
-		if markdown {
-			fmt.Fprintf(w, "\n%s", n)
-		} else {
-			fmt.Fprintf(w, "%s\n", n)
-		}
-	}
-	if markdown {
-		fmt.Fprintln(w)
-	}
-	return nil
+	return t.Render()
 }
 
 // same reports whether key gives one value for all runs.

@@ -157,36 +157,6 @@ func reportTable(e *pwrt.Experiment, rs []*pwrt.Result) report.Table {
 	return t
 }
 
-// tableTitle names what an experiment's runs share, as the table's title
-// line does.
-func tableTitle(e *pwrt.Experiment, rs []*pwrt.Result) string {
-	title := fmt.Sprintf("experiment %s · %s", e.Name, plural(len(rs), "run"))
-	var ok []*pwrt.Result
-	for _, r := range rs {
-		if r.Err == nil {
-			ok = append(ok, r)
-		}
-	}
-	if len(ok) > 0 {
-		r0 := ok[0]
-		if same(ok, func(r *pwrt.Result) string { return r.Run.Workload.Name }) {
-			title += " · workload " + r0.Run.Workload.Name
-		}
-		if same(ok, func(r *pwrt.Result) string { return fmt.Sprint(r.Run.Machine.Name, r.Workload.Nodes) }) {
-			title += fmt.Sprintf(" · machine %s (%s nodes)", r0.Run.Machine.Name, thousands(float64(r0.Workload.Nodes), 0))
-		}
-	}
-	if len(rs) > 0 {
-		if same(rs, func(r *pwrt.Result) string { return r.Run.Contract.Name }) {
-			title += " · contract " + rs[0].Run.Contract.Name
-		}
-		if same(rs, func(r *pwrt.Result) string { return r.Run.Policy.Name }) {
-			title += " · policy " + rs[0].Run.Policy.Name
-		}
-	}
-	return title
-}
-
 // checkRunReport checks --report of `pwrc run`; "" when not given.
 func checkRunReport(path string, f outputFlags, res *compiler.Result) (string, error) {
 	if path == "" {

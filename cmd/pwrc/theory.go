@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	pwrt "github.com/pwrc/pwrc/runtime"
@@ -110,35 +107,7 @@ func renderTheory(w io.Writer, markdown bool, p *pwrt.Plan, e *pwrt.Experiment, 
 			column{header: "TCO/y opt.\nenergy " + unit, cell: cell(func(t *pwrt.Theory) float64 { return t.TCOOptimalEnergy })},
 			column{header: "TCO/y opt.\nprocurement " + unit, cell: cell(func(t *pwrt.Theory) float64 { return t.TCOProcurement })})
 	}
-	headers := make([]string, len(cols))
-	aligns := make([]tw.Align, len(cols))
-	for i, c := range cols {
-		headers[i] = c.header
-		if markdown {
-			headers[i] = strings.TrimSpace(strings.ReplaceAll(c.header, "\n", " "))
-		}
-		aligns[i] = c.align
-		if aligns[i] == "" {
-			aligns[i] = tw.AlignRight
-		}
-	}
-	var rend tw.Renderer = renderer.NewBlueprint()
-	if markdown {
-		rend = renderer.NewMarkdown()
-	}
-	cell := tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}, Alignment: tw.CellAlignment{PerColumn: aligns}}
-	t := tablewriter.NewTable(w, tablewriter.WithRenderer(rend), tablewriter.WithConfig(tablewriter.Config{Header: cell, Row: cell}))
-	t.Header(headers)
-	for _, r := range rs {
-		row := make([]string, len(cols))
-		for i, c := range cols {
-			row[i] = c.cell(r)
-		}
-		if err := t.Append(row); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
+	if err := writeGrid(w, markdown, cols, rs); err != nil {
 		return err
 	}
 	notes := []string{
