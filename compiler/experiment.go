@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pwrc/pwrc/lang"
@@ -46,6 +47,11 @@ var ReportNames = func() []string {
 // describe the machine's lowest level. Their keys are NAME:LEVEL.
 var levelMetrics = map[string]bool{}
 
+// boundMetrics take numbers, bounds they count against:
+// `sla_violations(100, 400)`; without them they take the policy's own. Their
+// keys are NAME:BOUND.
+var boundMetrics = map[string]bool{}
+
 // rackMetrics are Patil & Chaudhary's names for the level metrics of a
 // level called rack: the level metric each names.
 var rackMetrics = map[string]string{}
@@ -64,6 +70,8 @@ func init() {
 		switch metric, level, isRack := strings.Cut(c.Key, ":"); {
 		case c.Arg == runtime.ArgLevel:
 			levelMetrics[c.Name] = true
+		case c.Arg == runtime.ArgBound:
+			boundMetrics[c.Name] = true
 		case isRack && level == "rack":
 			rackMetrics[c.Name] = metric
 		case c.Arg != "":
@@ -330,6 +338,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		}
 		run.Seed = mix(seed, run.Name)
 		run.Account, run.Measure = account, stmts["measure"] != nil
+		run.SLAs = reportBounds(exp.Report, "sla_violations")
 		if c.compileRun(run, stmts, rb.b, seed) {
 			p.Runs = append(p.Runs, run)
 			exp.Runs = append(exp.Runs, run.Index)
@@ -344,6 +353,19 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	}
 	c.linkBudgets(p, exp, d)
 	p.Experiments = append(p.Experiments, exp)
+}
+
+// reportBounds are the bounds a report asks a bound metric for, in order.
+func reportBounds(report []string, metric string) []float64 {
+	var out []float64
+	for _, k := range report {
+		if m, b, ok := strings.Cut(k, ":"); ok && m == metric {
+			if v, err := strconv.ParseFloat(b, 64); err == nil {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // checkReportLevels checks that the levels a report names exist in one of
@@ -1177,6 +1199,30 @@ func (c *compiler) report(s *lang.Stmt) []string {
 				}
 			}
 			out = append(out, id.Name+":"+level)
+			continue
+		}
+		if boundMetrics[id.Name] {
+			g, ok := (*lang.Group)(nil), false
+			if i+1 < len(args) {
+				g, ok = args[i+1].(*lang.Group)
+			}
+			if !ok {
+				out = append(out, id.Name)
+				continue
+			}
+			i++
+			for _, it := range g.Items {
+				n, ok := it[0].(*lang.Number)
+				if !ok || len(it) != 1 || n.Unit != "" || n.Value < 1 {
+					c.diags.Errorf(it[0].Range(), "`%s` takes slowdown bounds, numbers ≥ 1, not `%s`", id.Name, it[0].Text()).
+						With("Write `%s(100, 400)` for the shares of jobs whose Lawson slowdown exceeds 100 and 400; without parentheses it counts against the policy's SLA (200 without one).", id.Name)
+					continue
+				}
+				key := id.Name + ":" + strconv.FormatFloat(n.Value, 'g', -1, 64)
+				if !slices.Contains(out, key) {
+					out = append(out, key)
+				}
+			}
 			continue
 		}
 		gs, grouped := groupedStats[id.Name]

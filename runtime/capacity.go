@@ -142,7 +142,7 @@ type ActiveChange struct {
 // end.
 type ActiveStat struct {
 	Kind         ActiveKind
-	Nodes        int // U
+	Nodes        int // the machine's (U, unless two_level's high is below)
 	Initial      int
 	Timeline     []ActiveChange
 	Mean         float64 // time-average active nodes
@@ -150,8 +150,8 @@ type ActiveStat struct {
 	Changes      int
 	Area         float64 // ∫ active dt, node-seconds
 	Util         float64 // Σ alloc × run / Area
-	Savings      float64 // 1 − Area / (U · span)
-	NodeHoursOff float64 // (U · span − Area) / 3600
+	Savings      float64 // 1 − Area / (Nodes · span)
+	NodeHoursOff float64 // (Nodes · span − Area) / 3600
 	SLA          float64 // the online controller's, else 0
 	Decisions    int
 	Simulations  int
@@ -478,8 +478,10 @@ func searchLevels(lower, u int, mode ActiveSearch, meets func(l int) bool) int {
 }
 
 // stat sums up the controller over [from, to] with work node-seconds.
-func (c *capacity) stat(from, to, work float64) *ActiveStat {
-	st := &ActiveStat{Kind: c.a.Kind, Nodes: c.u, Initial: c.initial, Timeline: c.timeline, Min: c.initial, Max: c.initial,
+// Savings count against all the machine's nodes: those above a two-level
+// high are inactive too, and in the off state like the others.
+func (c *capacity) stat(nodes int, from, to, work float64) *ActiveStat {
+	st := &ActiveStat{Kind: c.a.Kind, Nodes: nodes, Initial: c.initial, Timeline: c.timeline, Min: c.initial, Max: c.initial,
 		Changes: len(c.timeline), Decisions: c.decisions, Simulations: c.sims}
 	if c.a.Kind == ActiveOnline {
 		st.SLA = c.a.SLA
@@ -499,8 +501,8 @@ func (c *capacity) stat(from, to, work float64) *ActiveStat {
 	span := to - from
 	if span > 0 {
 		st.Mean = st.Area / span
-		st.Savings = 1 - st.Area/(float64(c.u)*span)
-		st.NodeHoursOff = (float64(c.u)*span - st.Area) / 3600
+		st.Savings = 1 - st.Area/(float64(nodes)*span)
+		st.NodeHoursOff = (float64(nodes)*span - st.Area) / 3600
 	}
 	if st.Area > 0 {
 		st.Util = work / st.Area

@@ -88,6 +88,14 @@ func TestTwoLevelToy(t *testing.T) {
 	if !near(all.lawsonMean(), 9.0/7) {
 		t.Errorf("all processors: mean s %g, want 9/7", all.lawsonMean())
 	}
+	// On 5 nodes with high 4 the schedule is the same, and the fifth node,
+	// inactive throughout, counts among the savings: 1 − 960 / (5 · 400).
+	five := runActive(t, toyJobs(lawson22), 5, &Active{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: 2}, High: NodeLevel{Nodes: 4}})
+	if st5 := five.activeStat(); !slices.Equal(five.start, wantStart) || !slices.Equal(st5.Timeline, want) ||
+		!near(st5.Savings, 0.52) || !near(st5.NodeHoursOff, 1040.0/3600) || !near(st5.Util, 0.4375) {
+		t.Errorf("5 nodes, high 4: starts %v, timeline %v, savings %g, node-h off %g, util %g; want the 4-node schedule, 0.52, 1040/3600, 0.4375",
+			five.start, st5.Timeline, st5.Savings, st5.NodeHoursOff, st5.Util)
+	}
 }
 
 // Item 3: §2.3's OLS toy, U = 4: A, B, C each (0, 2, 100).
@@ -427,6 +435,9 @@ func TestCapacityKTHFullIsEASY(t *testing.T) {
 		s := runActive(t, jobs, nodes, a)
 		if !slices.Equal(s.start, plain.start) || !slices.Equal(s.end, plain.end) {
 			t.Errorf("%+v: the schedule differs from plain EASY", a)
+		}
+		if e, pe := s.metrics().Energy, plain.metrics().Energy; e != pe {
+			t.Errorf("%+v: energy %g J, plain EASY %g J", a, e, pe)
 		}
 	}
 }

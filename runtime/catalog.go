@@ -36,6 +36,10 @@ type ReportColumn struct {
 // ArgLevel is the Arg of a metric that takes a level's name.
 const ArgLevel = "LEVEL"
 
+// ArgBound is the Arg of a metric that takes a number, a bound it counts
+// against (`sla_violations(100)`); its keys are NAME:BOUND.
+const ArgBound = "S"
+
 // ReportCatalog lists every column `report` can ask for, metric by metric
 // in the order `pwrc check` names them, each metric's parenthesised
 // arguments in their order.
@@ -263,20 +267,27 @@ func find(c []ReportColumn, name string) ReportColumn {
 
 // ReportColumnOf is the catalogue's column for a key of Experiment.Report
 // and, for a level metric (levels_on:rack), the level named ("" for the
-// lowest).
-func ReportColumnOf(key string) (col ReportColumn, level string, ok bool) {
-	metric, level, isLevel := strings.Cut(key, ":")
+// lowest), or for a metric with a bound (sla_violations:100) the bound.
+func ReportColumnOf(key string) (col ReportColumn, arg string, ok bool) {
+	metric, arg, hasArg := strings.Cut(key, ":")
 	for _, c := range ReportCatalog {
-		if c.Key == metric && (c.Arg == ArgLevel) == isLevel {
-			return c, level, true
+		if c.Key == metric && (c.Arg == ArgLevel || c.Arg == ArgBound) == hasArg {
+			return c, arg, true
 		}
 	}
 	return ReportColumn{}, "", false
 }
 
 // HeaderFor is a column's header in a table whose money is shown in
-// money (€, k€); level is the level a level metric describes.
+// money (€, k€); level is the level a level metric describes, or the
+// bound of a metric that takes one.
 func (c ReportColumn) HeaderFor(money, level string) string {
+	if c.Arg == ArgBound {
+		if level == "" {
+			level = ArgBound // the listing of metrics: `SLA viol. > S %`
+		}
+		return strings.NewReplacer("{money}", money, "{bound}", level).Replace(c.Header)
+	}
 	name := level
 	if name == "" {
 		name = "level"

@@ -384,6 +384,9 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		res.starts = s.start
 	}
 	res.Metrics = s.metrics()
+	for _, sla := range run.SLAs {
+		res.Metrics.SLAViolationsAt = append(res.Metrics.SLAViolationsAt, SLAShares{SLA: sla, Share: s.slaViolations(sla)})
+	}
 	if b := baseline; b != nil && b.Err == nil && len(b.starts) == len(s.start) {
 		res.Metrics.InversePairs, res.paired = inversePairs(b.starts, s.start), true
 	}

@@ -42,7 +42,7 @@ func (s *sim) activeStat() *ActiveStat {
 	for j := range s.jobs {
 		work += float64(s.alloc[j]) * (s.end[j] - s.start[j])
 	}
-	return s.capa.stat(s.firstT, s.lastEnd, work)
+	return s.capa.stat(s.nodes, s.firstT, s.lastEnd, work)
 }
 
 // SLAShares is the share of jobs whose Lawson slowdown exceeds an SLA:
@@ -50,6 +50,20 @@ func (s *sim) activeStat() *ActiveStat {
 type SLAShares struct {
 	SLA   float64 // the policy's SLA (200 without an online controller)
 	Share float64
+}
+
+// SLAShareAt is the share of jobs whose Lawson slowdown exceeds sla, when
+// the run computed it (the policy's SLA, or one of Run.SLAs).
+func (m *Metrics) SLAShareAt(sla float64) (float64, bool) {
+	for _, v := range m.SLAViolationsAt {
+		if v.SLA == sla {
+			return v.Share, true
+		}
+	}
+	if m.Jobs > 0 && m.SLAViolations.SLA == sla {
+		return m.SLAViolations.Share, true
+	}
+	return 0, false
 }
 
 // lawsonMetrics fills Lawson & Smirni's figures.
@@ -72,7 +86,9 @@ func (s *sim) lawsonMetrics(m *Metrics) {
 func lawsonColumns() []ReportColumn {
 	c := []ReportColumn{}
 	c = append(c, ReportColumn{Name: "sla_violations", Key: "sla_violations", Header: "SLA viol.\n%", Unit: "%", JSON: "sla_violations_share",
-		Doc: "share of jobs whose Lawson slowdown exceeds the policy's online SLA (200 without one); a fraction in JSON"})
+		Doc: "share of jobs whose Lawson slowdown exceeds the policy's online SLA (200 without one); a fraction in JSON"},
+		ReportColumn{Name: "sla_violations", Arg: ArgBound, Key: "sla_violations", Header: "SLA viol.\n> {bound} %", Unit: "%", JSON: "sla_violations_share_S",
+			Doc: "share of jobs whose Lawson slowdown exceeds the bound S, one column per bound: `sla_violations(100, 400)`; a fraction in JSON"})
 	c = append(c,
 		ReportColumn{Name: "active_util", Key: "active_util", Header: "Active\nutil %", Unit: "%", JSON: "active_util",
 			Doc: "Lawson & Smirni's utilization over the active nodes: node time allocated to jobs over ∫ active nodes dt, over the run's span; – without `active`"},

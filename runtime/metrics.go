@@ -108,8 +108,11 @@ type Metrics struct {
 	// SLA-violation shares, and the capacity controller (nil without one).
 	BsldLawson    float64
 	SLAViolations SLAShares
-	Active        *ActiveStat
-	Weeks         []WeekStat // per week from the first submission
+	// SLAViolationsAt are the shares at the bounds the report asks for
+	// (Run.SLAs), in their order.
+	SLAViolationsAt []SLAShares `json:",omitempty"`
+	Active          *ActiveStat
+	Weeks           []WeekStat // per week from the first submission
 }
 
 // HourStat integrates one local hour of day over a run.

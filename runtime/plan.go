@@ -60,7 +60,10 @@ type Run struct {
 	// Measure says Account is a measure window: the jobs' figures
 	// (launched, cpu_time, useful_work) are clipped to it too, and
 	// powercaps are noticed at its start unless they say otherwise.
-	Measure   bool
+	Measure bool
+	// SLAs are the slowdown bounds whose violation shares the report
+	// asks for beside the policy's own (`sla_violations(100)`).
+	SLAs      []float64
 	DependsOn []int // runs whose results this run needs before it can start
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -120,5 +121,65 @@ func TestLawsonSeries(t *testing.T) {
 	}
 	if _, ok := results[2].Metrics["ols_simulations"]; !ok {
 		t.Error("the online run has no ols_simulations")
+	}
+}
+
+// sla_violations(S) gives, per bound, the share of jobs whose Lawson
+// slowdown 1 + wait / max(10 s, run) exceeds S, recomputed here from the
+// --jobs records; the bare name keeps the policy's SLA.
+func TestSLAViolationsAtBounds(t *testing.T) {
+	scen := writeScenario(t, "lawson.pwr", strings.Replace(lawsonScenario, "report   bsld(lawson), sla_violations,",
+		"report   bsld(lawson), sla_violations, sla_violations(1.5, 20, 1e6),", 1))
+	dir := t.TempDir()
+	stdout, errOut, code := pwrc(t, "run", scen, "--format", "json", "--jobs", dir)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var results []struct {
+		Run     string
+		Metrics map[string]any
+	}
+	if err := json.Unmarshal([]byte(stdout), &results); err != nil || len(results) != 3 {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	for _, r := range results {
+		recs := readCSV(t, filepath.Join(dir, r.Run+".csv"))
+		col := map[string]int{}
+		for i, h := range recs[0] {
+			col[h] = i
+		}
+		var slow []float64
+		for _, rec := range recs[1:] {
+			f := func(k string) float64 {
+				v, err := strconv.ParseFloat(rec[col[k]], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			slow = append(slow, 1+(f("start")-f("submit"))/math.Max(10, f("end")-f("start")))
+		}
+		for _, bound := range []struct {
+			key string
+			s   float64
+		}{{"sla_violations_share", 200}, {"sla_violations_share_1.5", 1.5}, {"sla_violations_share_20", 20}, {"sla_violations_share_1e+06", 1e6}} {
+			if r.Run == "ols" && bound.s == 200 {
+				bound.s = 20 // the online controller's own SLA
+			}
+			n := 0
+			for _, s := range slow {
+				if s > bound.s {
+					n++
+				}
+			}
+			got, ok := r.Metrics[bound.key].(float64)
+			if want := float64(n) / float64(len(slow)); !ok || got != want {
+				t.Errorf("run %s: %s = %v, want %g", r.Run, bound.key, r.Metrics[bound.key], want)
+			}
+		}
+	}
+	table, errOut, code := pwrc(t, "run", scen)
+	if code != 0 || !strings.Contains(table, "> 1.5 %") || !strings.Contains(table, "> 1e+06 %") {
+		t.Errorf("table without the bounds' columns (exit %d):\n%s%s", code, table, errOut)
 	}
 }

@@ -74,8 +74,11 @@ func TestMetricsCatalogue(t *testing.T) {
 	var calls, keys []string
 	for _, c := range pwrt.ReportCatalog {
 		call, key := metricCall(c), c.Key
-		if c.Arg == pwrt.ArgLevel {
+		switch c.Arg {
+		case pwrt.ArgLevel:
 			call, key = c.Name+"(rack)", c.Key+":rack"
+		case pwrt.ArgBound:
+			call, key = c.Name+"(3.5)", c.Key+":3.5"
 		}
 		calls, keys = append(calls, call), append(keys, key)
 	}
@@ -97,7 +100,11 @@ func TestMetricsCatalogue(t *testing.T) {
 	for i, key := range e.Report {
 		c := pwrt.ReportCatalog[i]
 		col := metricColumn(key, results)
-		if want := c.HeaderFor("€", "rack"); col.header != want && col.header != c.HeaderFor("k€", "rack") {
+		arg := "rack"
+		if c.Arg == pwrt.ArgBound {
+			arg = "3.5"
+		}
+		if want := c.HeaderFor("€", arg); col.header != want && col.header != c.HeaderFor("k€", arg) {
 			t.Errorf("%s: header %q, want %q", key, col.header, want)
 		}
 		for _, r := range results {
@@ -115,6 +122,9 @@ func TestMetricsCatalogue(t *testing.T) {
 			continue
 		}
 		jk := strings.Replace(c.JSON, "_L", "_rack", 1)
+		if c.Arg == pwrt.ArgBound {
+			jk = strings.TrimSuffix(c.JSON, "S") + "3.5"
+		}
 		for _, r := range results {
 			if _, found := metricsMap(r)[jk]; !found && col.cell(r) != "–" {
 				t.Errorf("%s: run %s shows %s, but its JSON has no %s", key, r.Run.Name, col.cell(r), jk)

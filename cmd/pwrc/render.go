@@ -297,6 +297,12 @@ func levelCell(key, level string, money float64, rs []*pwrt.Result) (func(r *pwr
 			return num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Changes) }), 0), true
 		case "level_switches":
 			return num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Switches) }), 0), true
+		case "sla_violations":
+			bound, err := strconv.ParseFloat(level, 64)
+			return num(func(m *pwrt.Metrics) (float64, bool) {
+				v, ok := m.SLAShareAt(bound)
+				return 100 * v, ok && err == nil
+			}, 2), true
 		}
 	}
 	switch key {

@@ -1,6 +1,10 @@
 package main
 
-import pwrt "github.com/pwrc/pwrc/runtime"
+import (
+	"strconv"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
+)
 
 // The columns and JSON keys of Lawson & Smirni's figures: their bounded
 // slowdown and SLA-violation shares (every run), and what a capacity
@@ -54,6 +58,9 @@ func lawsonJSON(m *pwrt.Metrics, out map[string]any) {
 	v := m.SLAViolations
 	out["bsld_lawson_mean"], out["sla"] = m.BsldLawson, v.SLA
 	out["sla_violations_share"] = v.Share
+	for _, v := range m.SLAViolationsAt {
+		out["sla_violations_share_"+strconv.FormatFloat(v.SLA, 'g', -1, 64)] = v.Share
+	}
 	a := m.Active
 	if a == nil {
 		return
