@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pwrc/pwrc/internal/reflawson"
+	"github.com/pwrc/pwrc/runtime/machine"
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
 )
@@ -481,6 +482,49 @@ func TestCapacityWithTransitions(t *testing.T) {
 					t.Fatalf("%s: controller %+v", name, *s.capa)
 				}
 			}
+		}
+	}
+}
+
+// A raise boots nodes, and jobs wait exactly for them. Two-level on 4
+// nodes, L = 2, boot 100 s, shutdown 0:
+//
+//	t=0   A (1 node, 1000 s) starts; busy 1 ≤ L, queue empty → active 2
+//	      (two idle nodes off at once)
+//	t=10  B (3 nodes, 50 s) > L → active 4: two nodes boot until 110; B
+//	      is the head, reserved at 110 (1 idle + 2 booting)
+//	t=20  C (1 node, 30 s) ends by 50 ≤ 110 on the idle node: backfilled
+//	t=110 the nodes are up, B starts; t=160 B ends, busy 1 → active 2
+//
+// With boot 0 the raise is immediate: B starts at 10, C waits for B's end
+// at 60, and after that pass busy 2 ≤ L → active 2.
+func TestCapacityJobsWaitForBoots(t *testing.T) {
+	jobs := toyJobs([][3]float64{{0, 1, 1000}, {10, 3, 50}, {20, 1, 30}})
+	for _, c := range []struct {
+		boot      float64
+		start     []float64
+		timeline  []ActiveChange
+		bootNodes float64 // node-seconds booting
+	}{
+		{100, []float64{0, 110, 20}, []ActiveChange{{0, 2}, {10, 4}, {160, 2}}, 200},
+		{0, []float64{0, 10, 60}, []ActiveChange{{0, 2}, {10, 4}, {60, 2}}, 0},
+	} {
+		pol := easyExact
+		pol.Active = &Active{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: 2}, High: NodeLevel{All: true}}
+		m := testMachine(4)
+		m.BootTime = c.boot
+		s, err := simulate(jobs, &m, 4, &pol, constPower(len(jobs), m.Power.Busy), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.start, c.start) {
+			t.Errorf("boot %g s: starts %v, want %v", c.boot, s.start, c.start)
+		}
+		if tl := s.activeStat().Timeline; !slices.Equal(tl, c.timeline) {
+			t.Errorf("boot %g s: timeline %v, want %v", c.boot, tl, c.timeline)
+		}
+		if got := s.metrics().EnergyBy[machine.Boot] / m.Power.Boot; math.Abs(got-c.bootNodes) > 1e-9 {
+			t.Errorf("boot %g s: %g node-seconds booting, want %g", c.boot, got, c.bootNodes)
 		}
 	}
 }
