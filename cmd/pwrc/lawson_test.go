@@ -45,24 +45,35 @@ func readFloatCSV(t *testing.T, path string) ([]string, [][]float64) {
 	return recs[0], rows
 }
 
+// lawsonRun is a run of lawsonScenario's experiment as --format json gives it.
+type lawsonRun struct {
+	Run     string
+	Metrics map[string]any
+}
+
+// lawsonRuns runs a scenario of three runs with --format json and more
+// flags.
+func lawsonRuns(t *testing.T, scenario string, flags ...string) []lawsonRun {
+	t.Helper()
+	args := append([]string{"run", writeScenario(t, "lawson.pwr", scenario), "--format", "json"}, flags...)
+	stdout, errOut, code := pwrc(t, args...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var results []lawsonRun
+	if err := json.Unmarshal([]byte(stdout), &results); err != nil || len(results) != 3 {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	return results
+}
+
 // The --series files of Lawson's figures read back to the run's totals:
 // weeks.csv's jobs add up to the run's, its active node time to ∫ active dt
 // and its utilizations to active_util; active.csv's timeline integrates to
 // proc_savings and changes as often as the run says.
 func TestLawsonSeries(t *testing.T) {
-	scen := writeScenario(t, "lawson.pwr", lawsonScenario)
 	dir := t.TempDir()
-	stdout, errOut, code := pwrc(t, "run", scen, "--format", "json", "--series", dir)
-	if code != 0 {
-		t.Fatal(errOut)
-	}
-	var results []struct {
-		Run     string
-		Metrics map[string]any
-	}
-	if err := json.Unmarshal([]byte(stdout), &results); err != nil || len(results) != 3 {
-		t.Fatalf("%v: %s", err, stdout)
-	}
+	results := lawsonRuns(t, lawsonScenario, "--series", dir)
 	for _, r := range results {
 		m := r.Metrics
 		num := func(k string) float64 {
@@ -128,20 +139,10 @@ func TestLawsonSeries(t *testing.T) {
 // slowdown 1 + wait / max(10 s, run) exceeds S, recomputed here from the
 // --jobs records; the bare name keeps the policy's SLA.
 func TestSLAViolationsAtBounds(t *testing.T) {
-	scen := writeScenario(t, "lawson.pwr", strings.Replace(lawsonScenario, "report   bsld(lawson), sla_violations,",
-		"report   bsld(lawson), sla_violations, sla_violations(1.5, 20, 1e6),", 1))
+	scen := strings.Replace(lawsonScenario, "report   bsld(lawson), sla_violations,",
+		"report   bsld(lawson), sla_violations, sla_violations(1.5, 20, 1e6),", 1)
 	dir := t.TempDir()
-	stdout, errOut, code := pwrc(t, "run", scen, "--format", "json", "--jobs", dir)
-	if code != 0 {
-		t.Fatal(errOut)
-	}
-	var results []struct {
-		Run     string
-		Metrics map[string]any
-	}
-	if err := json.Unmarshal([]byte(stdout), &results); err != nil || len(results) != 3 {
-		t.Fatalf("%v: %s", err, stdout)
-	}
+	results := lawsonRuns(t, scen, "--jobs", dir)
 	for _, r := range results {
 		recs := readCSV(t, filepath.Join(dir, r.Run+".csv"))
 		col := map[string]int{}
@@ -178,7 +179,7 @@ func TestSLAViolationsAtBounds(t *testing.T) {
 			}
 		}
 	}
-	table, errOut, code := pwrc(t, "run", scen)
+	table, errOut, code := pwrc(t, "run", writeScenario(t, "lawson.pwr", scen))
 	if code != 0 || !strings.Contains(table, "> 1.5 %") || !strings.Contains(table, "> 1e+06 %") {
 		t.Errorf("table without the bounds' columns (exit %d):\n%s%s", code, table, errOut)
 	}
