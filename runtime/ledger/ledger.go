@@ -181,6 +181,10 @@ func (l *Ledger) Price() (price float64, period int) { return l.price, l.period 
 // NextPrice is when the price changes next.
 func (l *Ledger) NextPrice() float64 { return l.nextPrice }
 
+// NextCarbon is when the carbon intensity changes next (+Inf without a
+// carbon series).
+func (l *Ledger) NextCarbon() float64 { return l.nextCarbon }
+
 // joulesPerKWh converts prices per kWh to prices per joule.
 const joulesPerKWh = 3.6e6
 
