@@ -321,7 +321,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.led = ledger.New(ledger.Options{
 		Components: len(s.model.Components()), Levels: len(m.Levels), PStates: s.model.PStates(),
 		Tariff: tar, Clock: clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
-		Carbon: s.carbon, Meter: s.meter(), MeterJobs: s.bill != nil && s.bill.MeterJobs,
+		Carbon: s.carbon, Meter: s.meter(),
 	}, t0)
 	s.sample = ledger.Sample{Power: make([]float64, len(s.model.Components())),
 		On: s.cnt.LevelsOn, BusyAt: s.cnt.BusyAt, JobWAt: s.cnt.JobWAt}
