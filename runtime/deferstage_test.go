@@ -194,3 +194,37 @@ func TestDeferHourStartAcrossDST(t *testing.T) {
 		}
 	}
 }
+
+// TestBackfillDelayVsEASY is kunkel.md §2.8 (acceptance check 7): on 4
+// nodes, J1 (submit 0, 3 nodes, 100 s), J2 (10, 4, 50), J3 (20, 1, 200).
+// BackfillDelay (greedy first fit, `backfill greedy depth 1000`) starts J3
+// on the free node at once, delaying the head J2 to 220 (waits 0/210/0);
+// EASY refuses J3 (it would end after J2's shadow time 100 with no extra
+// nodes), so J2 starts at 100 and J3 at 150 (waits 0/90/130). Estimates
+// are the run times (the paper has none).
+func TestBackfillDelayVsEASY(t *testing.T) {
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Nodes: 3, Procs: 3},
+		{ID: 2, Submit: 10, Runtime: 50, Walltime: 50, Nodes: 4, Procs: 4},
+		{ID: 3, Submit: 20, Runtime: 200, Walltime: 200, Nodes: 1, Procs: 1},
+	}
+	m := Machine{Name: "m", Nodes: 4, Power: NodePower{Idle: 70, Busy: 260}}
+	for _, tc := range []struct {
+		name          string
+		pol           Policy
+		starts, waits []float64
+	}{
+		{"backfill_delay", Policy{Name: "backfill_delay", Backfill: Greedy, Depth: 1000}, []float64{0, 220, 20}, []float64{0, 210, 0}},
+		{"easy", Policy{Name: "easy", Backfill: EASY}, []float64{0, 100, 150}, []float64{0, 90, 130}},
+		{"easy, exact estimates", Policy{Name: "easy", Backfill: EASY, Estimate: Exact}, []float64{0, 100, 150}, []float64{0, 90, 130}},
+	} {
+		s := runDefer(t, jobs, m, tc.pol, 260, tariff.Flat(0.145))
+		var waits []float64
+		for i, j := range jobs {
+			waits = append(waits, s.start[i]-j.Submit)
+		}
+		if !slices.Equal(s.start, tc.starts) || !slices.Equal(waits, tc.waits) {
+			t.Errorf("%s: starts %v, waits %v; want %v and %v", tc.name, s.start, waits, tc.starts, tc.waits)
+		}
+	}
+}
