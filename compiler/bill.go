@@ -65,7 +65,7 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 				{name: "of", usage: "of facility` or `of jobs", decode: func(s *lang.Stmt) {
 					if c.args(s, 1, 1, "of facility") {
 						if w, ok := c.keyword(s.Args[0], "of", "facility", "jobs"); ok {
-							k.MeterJobs = w == "jobs"
+							bd.Jobs = w == "jobs"
 						}
 					}
 				}},

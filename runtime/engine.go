@@ -116,21 +116,23 @@ type sim struct {
 	skipped  int     // greedy: jobs that did not fit
 	depthHit bool    // greedy: gave up after depth jobs
 
-	now       float64
-	done      int
-	firstT    float64
-	led       *ledger.Ledger
-	sample    ledger.Sample
-	stale     bool         // the machine changed since sample.Power was computed
-	watts     []float64    // scratch: power by component for rules and series
-	states    *stateSeries // --series: the machine's state at every change; nil if not asked
-	env       Env
-	clock     tariff.Clock
-	tar       tariff.Tariff
-	wakeDeps  bool // rules read time or tariff: pass at every price change
-	wakeHours bool // rules read now.*: pass every hour
-	priceMean float64
-	peakIdx   int
+	now        float64
+	done       int
+	firstT     float64
+	led        *ledger.Ledger
+	sample     ledger.Sample
+	stale      bool         // the machine changed since sample.Power was computed
+	watts      []float64    // scratch: power by component for rules and series
+	states     *stateSeries // --series: the machine's state at every change; nil if not asked
+	env        Env
+	clock      tariff.Clock
+	tar        tariff.Tariff
+	wakeDeps   bool // rules read time, tariff or carbon: pass when they change
+	wakePrice  bool // rules read time or tariff: pass at every price change
+	wakeHours  bool // rules read now.*: pass every hour
+	wakeCarbon bool // rules read carbon.*: pass at every change of intensity
+	priceMean  float64
+	peakIdx    int
 
 	// The accounting window: energy, cost and the node-time behind
 	// utilization are integrated over [accFrom, accTo] only. Without one
@@ -270,8 +272,10 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if b := pol.Budget; b != nil && b.When == BudgetDuringPeak {
 		s.deps |= DepPeak // a pass when peak ends starts what the budget held back
 	}
-	s.wakeDeps = s.deps&(DepNow|DepPeak|DepPrice) != 0
+	s.wakePrice = s.deps&(DepNow|DepPeak|DepPrice) != 0
 	s.wakeHours = s.deps&DepNow != 0
+	s.wakeCarbon = s.carbon != nil && s.deps&DepCarbon != 0
+	s.wakeDeps = s.wakePrice || s.wakeCarbon
 	if d := pol.Defer; d != nil {
 		s.defers = newDeferStage(d, n)
 		// Its rules need the pass's environment, but do not wake the
@@ -317,7 +321,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.led = ledger.New(ledger.Options{
 		Components: len(s.model.Components()), Levels: len(m.Levels), PStates: s.model.PStates(),
 		Tariff: tar, Clock: clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
-		Carbon: s.carbon, Meter: s.meter(), MeterJobs: s.bill != nil && s.bill.MeterJobs,
+		Carbon: s.carbon, Meter: s.meter(),
 	}, t0)
 	s.sample = ledger.Sample{Power: make([]float64, len(s.model.Components())),
 		On: s.cnt.LevelsOn, BusyAt: s.cnt.BusyAt, JobWAt: s.cnt.JobWAt}
@@ -579,10 +583,17 @@ func (s *sim) observe() {
 	}
 }
 
-// wakeAt is the next time a rule that reads the clock or the tariff may
-// change its mind: the next price change, or the next hour.
+// wakeAt is the next time a rule that reads the clock, the tariff or the
+// carbon intensity may change its mind: the next price change, the next
+// hour, or the next change of intensity.
 func (s *sim) wakeAt() float64 {
-	w := s.led.NextPrice()
+	w := math.Inf(1)
+	if s.wakePrice {
+		w = s.led.NextPrice()
+	}
+	if s.wakeCarbon {
+		w = math.Min(w, s.led.NextCarbon())
+	}
 	if s.wakeHours {
 		h := s.clock.Time(s.now)
 		top := h.Truncate(3600e9).Add(3600e9)

@@ -403,9 +403,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		if note != "" {
 			res.Notes = append(res.Notes, note)
 		}
-		if note := priceOracleNote(&run.Policy); note != "" {
-			res.Notes = append(res.Notes, note)
-		}
+		res.Notes = append(res.Notes, oracleNotes(&run.Policy)...)
 	}
 	if s.states != nil {
 		s.states.flush()

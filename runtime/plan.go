@@ -292,15 +292,14 @@ type Contract struct {
 	// run that needs such hours fails.
 	Repeat bool
 
-	// The rest of the bill (kunkel.md §4.5): a power band and a demand
-	// charge on power metered over Meter-second intervals (MeterJobs: the
-	// jobs' power, else the facility's), an energy budget whose overrun is
+	// The rest of the bill (kunkel.md §4.5): a power band (on the
+	// facility's or the jobs' power) and a demand charge (on the
+	// facility's) metered over Meter-second intervals, an energy budget whose overrun is
 	// billed at Overrun per kWh, and the grid's carbon intensity (g/kWh),
 	// constant or an hourly series (CarbonSeries, read like prices).
 	Band         *ledger.Band
 	Demand       *ledger.Demand
 	Meter        float64
-	MeterJobs    bool
 	EnergyBudget float64 // J; 0 = none
 	Overrun      float64 // currency per kWh
 	Carbon       float64 // g/kWh, when CarbonSeries is empty

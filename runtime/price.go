@@ -56,31 +56,50 @@ func (s *sim) meanPast() func(float64) float64 {
 	}
 }
 
-// readsPriceMean matches price.mean in a rule, not price.mean_past.
-var readsPriceMean = regexp.MustCompile(`\bprice\s*\??\.\s*mean\b`)
+// readsPriceMean matches price.mean in a rule, not price.mean_past;
+// readsCarbonMean matches carbon.mean.
+var (
+	readsPriceMean  = regexp.MustCompile(`\bprice\s*\??\.\s*mean\b`)
+	readsCarbonMean = regexp.MustCompile(`\bcarbon\s*\??\.\s*mean\b`)
+)
 
 // ReadsPriceMean reports whether one of the policy's rules reads
 // price.mean, which knows prices the run has not reached yet (an oracle).
-func (p *Policy) ReadsPriceMean() bool {
+func (p *Policy) ReadsPriceMean() bool { return p.reads(readsPriceMean) }
+
+// ReadsCarbonMean reports whether one of the policy's rules reads
+// carbon.mean, which knows intensities the run has not reached yet.
+func (p *Policy) ReadsCarbonMean() bool { return p.reads(readsCarbonMean) }
+
+func (p *Policy) reads(re *regexp.Regexp) bool {
 	var while *Expr
 	if p.Budget != nil {
 		while = p.Budget.While
 	}
-	for _, e := range []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, while} {
-		if e != nil && readsPriceMean.MatchString(e.Source) {
+	rules := []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, while}
+	if d := p.Defer; d != nil {
+		rules = append(rules, d.Waiting, d.Running, d.Rule)
+	}
+	for _, e := range rules {
+		if e != nil && re.MatchString(e.Source) {
 			return true
 		}
 	}
 	return false
 }
 
-// priceOracleNote says when a policy's rules read price.mean.
-func priceOracleNote(p *Policy) string {
-	if !p.ReadsPriceMean() {
-		return ""
+// oracleNotes say when a policy's rules read price.mean or carbon.mean.
+func oracleNotes(p *Policy) []string {
+	var notes []string
+	if p.ReadsPriceMean() {
+		notes = append(notes, fmt.Sprintf("policy %s: price.mean is the mean price from the first to the last submission, "+
+			"future prices included: an oracle no real scheduler has (price.mean_past(86400), the mean over the past day, is one it has)", p.Name))
 	}
-	return fmt.Sprintf("policy %s: price.mean is the mean price from the first to the last submission, "+
-		"future prices included: an oracle no real scheduler has (price.mean_past(86400), the mean over the past day, is one it has)", p.Name)
+	if p.ReadsCarbonMean() {
+		notes = append(notes, fmt.Sprintf("policy %s: carbon.mean is the mean carbon intensity from the first to the last submission, "+
+			"future hours included: an oracle no real scheduler has", p.Name))
+	}
+	return notes
 }
 
 // span returns the sim times the run was simulated over: from the first

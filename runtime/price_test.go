@@ -282,28 +282,36 @@ func TestPriceMeanPastBadWindow(t *testing.T) {
 	}
 }
 
-// Rules that read price.mean make the run say it is an oracle; rules that
-// read only price.mean_past do not.
+// Rules that read price.mean (or carbon.mean) make the run say it is an
+// oracle; rules that read only price.mean_past or carbon.now do not.
 func TestPriceMeanOracleNote(t *testing.T) {
 	trace := priceTrace(t, 3, 3600, 600)
-	k := Contract{Name: "flat", Kind: Flat, Price: 0.1, Currency: "EUR"}
+	k := Contract{Name: "flat", Kind: Flat, Price: 0.1, Currency: "EUR", HasCarbon: true, Carbon: 300}
+	const priceNote, carbonNote = "policy pa: price.mean is the mean price from the first to the last submission",
+		"policy pa: carbon.mean is the mean carbon intensity from the first to the last submission"
 	for _, tc := range []struct {
-		src  string
-		note bool
+		src   string
+		notes []string
 	}{
-		{"price.now <= price.mean", true},
-		{"price?.mean > 0", true},
-		{"price.now <= price.mean_past(86400)", false},
-		{"price.now > 0", false},
+		{"price.now <= price.mean", []string{priceNote}},
+		{"price?.mean > 0", []string{priceNote}},
+		{"price.now <= price.mean_past(86400)", nil},
+		{"price.now > 0", nil},
+		{"carbon.now <= carbon.mean", []string{carbonNote}},
+		{"carbon.now < 400 && price.now <= price.mean", []string{priceNote}},
+		{"carbon.mean > 0 && price.mean > 0", []string{priceNote, carbonNote}},
+		{"carbon.now < 400", nil},
 	} {
-		admit := &Expr{Source: tc.src, Deps: DepPrice, Bool: func(*Env) bool { return true }}
+		admit := &Expr{Source: tc.src, Deps: DepPrice | DepCarbon, Bool: func(*Env) bool { return true }}
 		res := execOne(t, priceRun(trace, k, Policy{Name: "pa", Backfill: EASY, Admit: admit}))
 		if res.Err != nil {
 			t.Fatal(res.Err)
 		}
-		got := len(res.Notes) == 1 && strings.Contains(res.Notes[0], "policy pa: price.mean is the mean price from the first to the last submission") &&
-			strings.Contains(res.Notes[0], "oracle")
-		if got != tc.note || (!tc.note && len(res.Notes) > 0) {
+		ok := len(res.Notes) == len(tc.notes)
+		for i := 0; ok && i < len(tc.notes); i++ {
+			ok = strings.Contains(res.Notes[i], tc.notes[i]) && strings.Contains(res.Notes[i], "oracle")
+		}
+		if !ok {
 			t.Errorf("%s: notes %q", tc.src, res.Notes)
 		}
 	}

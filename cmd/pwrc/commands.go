@@ -475,6 +475,9 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 			if r.Policy.ReadsPriceMean() {
 				fmt.Fprint(w, "; reads price.mean (an oracle: it knows future prices)")
 			}
+			if r.Policy.ReadsCarbonMean() {
+				fmt.Fprint(w, "; reads carbon.mean (an oracle: it knows future intensities)")
+			}
 			if len(r.DependsOn) > 0 {
 				var names []string
 				for _, d := range r.DependsOn {

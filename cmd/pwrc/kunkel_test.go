@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,12 +163,54 @@ func checkKunkelTrends(t *testing.T, runs map[string]map[string]kunkelRun, jobs 
 	}
 }
 
+// priceAwareTrace is what checks 12–14 expect of one stand-in trace where
+// it departs from the paper's DKRZ findings (the README reports both).
+type priceAwareTrace struct {
+	trace string
+	cores int
+	// 12: PAD's cost against BSD's is within ±1 % (the spec) except that
+	// under base/peak and T3 it may be cheaper by up to cheaper.
+	cheaper float64
+	// 13: the PA runs (contract → policies) that save more than BSD,
+	// against the paper's "less in every model"; every other PA run that
+	// ran saves less.
+	paSavesMore map[string][]string
+	// PA runs that outlast the 500 days of T3 (contract kunkel_t3).
+	outlastT3 []string
+}
+
 // TestKunkelPriceAwareKTH is kunkel.md §6 checks 12–14 on KTH-SP2: the
 // price-aware family against FIFO, FIFO with shutdown and BSD. Checks
 // 12–13 are the paper's findings on DKRZ's traces; where KTH departs from
 // them the README says so, and this test asserts what KTH gives.
 func TestKunkelPriceAwareKTH(t *testing.T) {
-	runs, jobs := runKunkelTable10(t, "price_aware", "KTH-SP2-1996-2.1-cln.swf.gz", 1)
+	checkKunkelPriceAware(t, priceAwareTrace{trace: "KTH-SP2-1996-2.1-cln.swf.gz", cores: 1,
+		cheaper: 0.02, // measured: −1.50 % (T3, PAD-96)
+		paSavesMore: map[string][]string{
+			"kunkel_basepeak": {"price_aware_12"},
+			"kunkel_t2":       {"price_aware_12", "price_aware_24", "price_aware_36"},
+			"kunkel_t3":       {"price_aware_12"},
+		},
+		outlastT3: []string{"price_aware_24", "price_aware_36"}})
+}
+
+// TestKunkelPriceAwareCurie repeats checks 12–14 on CEA-Curie, as the
+// spec asks (kunkel.md §6: "KTH; repeat on CEA-Curie").
+func TestKunkelPriceAwareCurie(t *testing.T) {
+	if testing.Short() {
+		t.Skip("CEA-Curie's 300,000 jobs in -short mode")
+	}
+	checkKunkelPriceAware(t, priceAwareTrace{trace: "CEA-Curie-2011-2.1-cln.swf.gz", cores: 16,
+		cheaper: 0.035, // measured: −3.35 % (T3, PAD-24)
+		paSavesMore: map[string][]string{
+			"kunkel_basepeak": {"price_aware_12"},
+			"kunkel_t1":       {"price_aware_12", "price_aware_24"},
+			"kunkel_t3":       {"price_aware_12", "price_aware_24"},
+		}})
+}
+
+func checkKunkelPriceAware(t *testing.T, tr priceAwareTrace) {
+	runs, jobs := runKunkelTable10(t, "price_aware", tr.trace, tr.cores)
 	m := func(c, p, name string) float64 {
 		t.Helper()
 		r, ok := runs[c][p]
@@ -183,9 +226,9 @@ func TestKunkelPriceAwareKTH(t *testing.T) {
 		for _, h := range []float64{12, 24, 36, 48, 96} {
 			p := "price_aware_deadline_" + strconv.Itoa(int(h))
 			// 12: PAD ends at most H after FIFO (plus a tenth of a day);
-			// its median wait does not fall as H grows; its cost stays
-			// within 2 % of BSD's (the paper: −0.4 … +0.8 %; on KTH PAD
-			// saves up to 1.5 % more than BSD, see the README).
+			// its median wait does not fall as H grows; its cost is within
+			// ±1 % of BSD's (the paper: −0.4 … +0.8 %), except that under
+			// base/peak and T3 the stand-ins' PAD saves more (see the README).
 			if d := m(c, p, "run_days"); d > fifoDays+h/24+0.1 {
 				t.Errorf("12: %s %s runs %.2f days, FIFO %.2f + H", c, p, d, fifoDays)
 			}
@@ -194,15 +237,29 @@ func TestKunkelPriceAwareKTH(t *testing.T) {
 				t.Errorf("12: %s %s's median wait %.0f s below the shorter look-ahead's %.0f s", c, p, q2, lastQ2)
 			}
 			lastQ2 = q2
-			if d := m(c, p, "cost")/bsdCost - 1; math.Abs(d) > 0.02 {
-				t.Errorf("12: %s %s costs %+.2f %% against BSD", c, p, 100*d)
+			lo := -0.01
+			if c == "kunkel_basepeak" || c == "kunkel_t3" {
+				lo = -tr.cheaper
+			}
+			if d := m(c, p, "cost")/bsdCost - 1; d > 0.01 || d < lo {
+				t.Errorf("12: %s %s costs %+.2f %% against BSD, want %+.1f … +1 %%", c, p, 100*d, 100*lo)
 			}
 		}
 		// 13: PA commits to its deferrals: under base/peak and T3 it runs
-		// longer than BSD.
+		// longer than BSD; it saves less than BSD (costs more) in every
+		// model, but for the runs the trace is known to depart in.
 		if c == "kunkel_basepeak" || c == "kunkel_t3" {
 			if pa, bsd := m(c, "price_aware_12", "run_days"), m(c, "backfill_shutdown_delay", "run_days"); pa <= bsd {
 				t.Errorf("13: %s PA-12 runs %.1f days, BSD %.1f", c, pa, bsd)
+			}
+		}
+		for _, p := range []string{"price_aware_12", "price_aware_24", "price_aware_36"} {
+			if c == "kunkel_t3" && slices.Contains(tr.outlastT3, p) {
+				continue
+			}
+			more := m(c, p, "cost") < bsdCost
+			if want := slices.Contains(tr.paSavesMore[c], p); more != want {
+				t.Errorf("13: %s %s costs %.1f, BSD %.1f: saves more than BSD %v, want %v", c, p, m(c, p, "cost"), bsdCost, more, want)
 			}
 		}
 		// Flat price: every price-aware run is FIFO with shutdown, job for
@@ -226,8 +283,8 @@ func TestKunkelPriceAwareKTH(t *testing.T) {
 			}
 		}
 	}
-	// PA-24 and PA-36 outlast T3's 500 days on KTH, as on DKRZ 17.
-	for _, p := range []string{"price_aware_24", "price_aware_36"} {
+	// PA runs that outlast T3's 500 days fail, as in the paper.
+	for _, p := range tr.outlastT3 {
 		if e := runs["kunkel_t3"][p].Err; !strings.Contains(e, "do not cover the run") {
 			t.Errorf("T3 %s: error %q, want the series not covering the run", p, e)
 		}
@@ -235,7 +292,7 @@ func TestKunkelPriceAwareKTH(t *testing.T) {
 
 	// 14: EPA under base/peak runs longer than BSD, the longer the larger
 	// H; under the flat price it is FIFO with shutdown exactly.
-	ec, ecJobs := runKunkelTable10(t, "enforce_cheap", "KTH-SP2-1996-2.1-cln.swf.gz", 1)
+	ec, ecJobs := runKunkelTable10(t, "enforce_cheap", tr.trace, tr.cores)
 	last := ec["kunkel_basepeak"]["backfill_shutdown_delay"].Metrics["run_days"]
 	for _, p := range []string{"enforce_cheap_12", "enforce_cheap_24", "enforce_cheap_36"} {
 		d := ec["kunkel_basepeak"][p].Metrics["run_days"]

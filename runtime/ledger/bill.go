@@ -32,9 +32,12 @@ const (
 	PeriodYear
 )
 
-// Band is a power band [Lo, Hi] (W) on metered means.
+// Band is a power band [Lo, Hi] (W) on metered means: of the facility, or
+// with Jobs of the running jobs alone. Whatever it meters, a rebill
+// re-prices the facility's energy: that is the bill.
 type Band struct {
 	Lo, Hi float64
+	Jobs   bool // meter the jobs' power (`of jobs`), else the facility's
 	Kind   PenaltyKind
 	Fee    float64 // currency per interval, per violation, or once
 	Rebill float64 // currency per kWh (Rebill)
@@ -53,17 +56,30 @@ type BandResult struct {
 
 // periodOf is the start of the billing period holding t.
 func periodOf(p Period, clock tariff.Clock, t float64) float64 {
+	from, _ := periodBounds(p, clock, t)
+	return from
+}
+
+// periodBounds are the sim times [from, to) of the billing period holding
+// t: a calendar month or year of local time, or (PeriodRun) all time.
+func periodBounds(p Period, clock tariff.Clock, t float64) (from, to float64) {
 	w := clock.Time(t)
 	switch p {
 	case PeriodMonth:
-		return clock.Sim(time.Date(w.Year(), w.Month(), 1, 0, 0, 0, 0, w.Location()))
+		a := time.Date(w.Year(), w.Month(), 1, 0, 0, 0, 0, w.Location())
+		return clock.Sim(a), clock.Sim(a.AddDate(0, 1, 0))
 	case PeriodYear:
-		return clock.Sim(time.Date(w.Year(), 1, 1, 0, 0, 0, 0, w.Location()))
+		a := time.Date(w.Year(), 1, 1, 0, 0, 0, 0, w.Location())
+		return clock.Sim(a), clock.Sim(a.AddDate(1, 0, 0))
 	}
-	return math.Inf(-1)
+	return math.Inf(-1), math.Inf(1)
 }
 
-// BandCharge applies a band to metered intervals (in time order).
+// BandCharge applies a band to metered intervals (in time order): to the
+// facility's means, or with b.Jobs to the jobs'. A rebill charges, for
+// each period with a violation, what the facility's energy in it costs at
+// the rebill price beyond what it cost at the contract's: never less than
+// nothing (a rebill price below the contract's does not refund).
 func BandCharge(iv []Interval, b Band, clock tariff.Clock) BandResult {
 	var r BandResult
 	out := false
@@ -81,12 +97,16 @@ func BandCharge(iv []Interval, b Band, clock tariff.Clock) BandResult {
 		pd := &periods[len(periods)-1]
 		pd.energy += x.Mean * x.Seconds
 		pd.cst += x.Cost
-		bad := x.Mean > b.Hi || x.Mean < b.Lo
+		mean := x.Mean
+		if b.Jobs {
+			mean = x.Jobs
+		}
+		bad := mean > b.Hi || mean < b.Lo
 		if bad {
 			r.Violations++
 			r.SecondsOut += x.Seconds
-			r.MaxOver = math.Max(r.MaxOver, x.Mean-b.Hi)
-			r.MaxUnder = math.Max(r.MaxUnder, b.Lo-x.Mean)
+			r.MaxOver = math.Max(r.MaxOver, mean-b.Hi)
+			r.MaxUnder = math.Max(r.MaxUnder, b.Lo-mean)
 			if !out {
 				r.Episodes++
 			}
@@ -107,30 +127,42 @@ func BandCharge(iv []Interval, b Band, clock tariff.Clock) BandResult {
 			if b.Kind == Once {
 				r.Penalty += b.Fee
 			} else {
-				r.Penalty += p.energy/joulesPerKWh*b.Rebill - p.cst
+				r.Penalty += math.Max(0, p.energy/joulesPerKWh*b.Rebill-p.cst)
 			}
 		}
 	}
 	return r
 }
 
-// Demand charges the highest metered mean of each period: Price per W.
+// Demand charges the highest metered mean of the facility in each
+// period: Price per W per period. A period the run covers only in part
+// pays its share: Price × its peak × the part of the period covered, so a
+// run of 401 days pays 401 days' worth of a yearly charge, not two years'.
 type Demand struct {
 	Price  float64 // currency per W (per period)
 	Period Period
 }
 
-// DemandCharge is the charge and the highest metered mean over the run.
+// DemandCharge is the charge and the facility's highest metered mean over
+// the run.
 func DemandCharge(iv []Interval, d Demand, clock tariff.Clock) (charge, peak float64) {
-	last := math.NaN()
-	periodPeak := 0.0
+	from, to := math.NaN(), math.NaN()
+	periodPeak, covered := 0.0, 0.0
+	bill := func() {
+		if covered > 0 {
+			charge += d.Price * periodPeak * math.Min(1, covered/(to-from))
+		}
+	}
 	for _, x := range iv {
-		if p := periodOf(d.Period, clock, x.Start); p != last {
-			charge += periodPeak * d.Price
-			periodPeak, last = 0, p
+		if !(x.Start >= from && x.Start < to) {
+			bill()
+			from, to = periodBounds(d.Period, clock, x.Start)
+			periodPeak, covered = 0, 0
 		}
 		periodPeak = math.Max(periodPeak, x.Mean)
+		covered += x.Seconds
 		peak = math.Max(peak, x.Mean)
 	}
-	return charge + periodPeak*d.Price, peak
+	bill()
+	return charge, peak
 }

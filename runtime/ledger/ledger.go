@@ -52,19 +52,21 @@ type Options struct {
 	From, To float64
 	// Meter, when > 0, meters the mean power over clock-aligned intervals
 	// of this many seconds (a divisor of an hour: 15 min) in local time,
-	// of the facility (every component) or, with MeterJobs, of the jobs.
-	Meter     float64
-	MeterJobs bool
+	// of the facility (every component) and of the running jobs.
+	Meter float64
 	// Carbon, when set, is the grid's carbon intensity in g/kWh over time:
 	// CO2 integrates ∫ intensity · P dt.
 	Carbon tariff.Tariff
 }
 
 // Interval is one metered interval: its start, the time of it the run
-// covers (less than the interval at the ends), and the mean power then.
+// covers (less than the interval at the ends), and the mean power then,
+// of the facility (every component) and of the running jobs alone.
 type Interval struct {
-	Start, Seconds, Mean float64
-	Cost                 float64 // of the facility's energy in it
+	Start, Seconds float64
+	Mean           float64 // W, the facility's
+	Jobs           float64 // W, the running jobs' (the first component)
+	Cost           float64 // of the facility's energy in it
 }
 
 // Ledger is the integrator of one run.
@@ -103,6 +105,7 @@ type Ledger struct {
 	intervals  []Interval
 	meterStart float64
 	meterE     float64
+	meterJ     float64
 	meterT     float64
 	meterC     float64
 	nextMeter  float64
@@ -167,9 +170,14 @@ func (l *Ledger) meterMark(t float64, next bool) float64 {
 func (l *Ledger) Intervals() []Interval {
 	out := l.intervals
 	if l.meterT > 0 {
-		out = append(out[:len(out):len(out)], Interval{Start: l.meterStart, Seconds: l.meterT, Mean: l.meterE / l.meterT, Cost: l.meterC})
+		out = append(out[:len(out):len(out)], l.interval())
 	}
 	return out
+}
+
+// interval is the metered interval in progress.
+func (l *Ledger) interval() Interval {
+	return Interval{Start: l.meterStart, Seconds: l.meterT, Mean: l.meterE / l.meterT, Jobs: l.meterJ / l.meterT, Cost: l.meterC}
 }
 
 // Now is the time integrated up to.
@@ -180,6 +188,10 @@ func (l *Ledger) Price() (price float64, period int) { return l.price, l.period 
 
 // NextPrice is when the price changes next.
 func (l *Ledger) NextPrice() float64 { return l.nextPrice }
+
+// NextCarbon is when the carbon intensity changes next (+Inf without a
+// carbon series).
+func (l *Ledger) NextCarbon() float64 { return l.nextCarbon }
 
 // joulesPerKWh converts prices per kWh to prices per joule.
 const joulesPerKWh = 3.6e6
@@ -221,11 +233,8 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 			h.JobEnergy += s.Power[0] * dt
 			h.NodeSeconds += float64(s.Busy) * dt
 			if o.Meter > 0 {
-				p := total
-				if o.MeterJobs {
-					p = s.Power[0]
-				}
-				l.meterE += p * dt
+				l.meterE += total * dt
+				l.meterJ += s.Power[0] * dt
 				l.meterT += dt
 				l.meterC += total * dt * l.price / joulesPerKWh
 			}
@@ -242,9 +251,9 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 		}
 		if seg == l.nextMeter {
 			if l.meterT > 0 {
-				l.intervals = append(l.intervals, Interval{Start: l.meterStart, Seconds: l.meterT, Mean: l.meterE / l.meterT, Cost: l.meterC})
+				l.intervals = append(l.intervals, l.interval())
 			}
-			l.meterStart, l.meterE, l.meterT, l.meterC = seg, 0, 0, 0
+			l.meterStart, l.meterE, l.meterJ, l.meterT, l.meterC = seg, 0, 0, 0, 0
 			l.nextMeter = l.meterMark(seg, true)
 		}
 		if seg == l.nextCarbon {

@@ -152,6 +152,24 @@ func TestPriceSeries(t *testing.T) {
 		t.Errorf("T3 day pattern +%.4f / +%.4f, want +0.1000 / +0.0306", d, e)
 	}
 
+	// §1.4's table: the least and greatest price (to the printed 5
+	// decimals) and the exact count of negative hours.
+	for _, c := range []struct {
+		name     string
+		min, max float64
+		negative int
+	}{{"T1", -0.00218, 0.27534, 1}, {"T2", 0.09763, 0.20492, 0}, {"T3", -0.01116, 0.26617, 25}} {
+		lo, hi, neg := math.Inf(1), math.Inf(-1), 0
+		for _, p := range s[c.name] {
+			lo, hi = math.Min(lo, p), math.Max(hi, p)
+			if p < 0 {
+				neg++
+			}
+		}
+		if !near(lo, c.min, 5e-6) || !near(hi, c.max, 5e-6) || neg != c.negative {
+			t.Errorf("%s: min %v, max %v, %d negative hours; want %v, %v, %d", c.name, lo, hi, neg, c.min, c.max, c.negative)
+		}
+	}
 	// Negative prices: T1 has one negative hour (its minimum, −0.00218) and
 	// T3 25. The oracle fills them first.
 	one := mustAnalyze(t, s["T1"], 1.0/12000)
