@@ -247,7 +247,7 @@ func parts(name, unit, json string) []ReportColumn {
 		col := ReportColumn{Name: name, Arg: p.part, Key: name + "_" + p.part, Header: h + "\n" + unit, Unit: docUnit(unit),
 			JSON: strings.Replace(json, "%s", p.part, 1), Doc: strings.Replace(partDoc, "%s", p.doc, 1)}
 		if p.part == "levels" {
-			col.JSON = map[string]string{"energy": "energy_levels_mwh", "cost": ""}[name]
+			col.JSON = map[string]string{"energy": "energy_levels_mwh", "cost": "cost_levels"}[name]
 			col.Doc += "; – without levels"
 		}
 		out = append(out, col)

@@ -4,11 +4,17 @@
 # seconds (best of N), jobs/s, peak RSS, and the ratio to merely reading the
 # gzipped trace (zcat | wc -l). Then a time-dependent priority rule against
 # plain EASY, a 12-run sweep with -j 1 and -j 2, the machine model, and
-# overloaded queues beside the unloaded runs they are compared with.
+# overloaded queues beside the unloaded runs they are compared with, and
+# what --report adds to a run.
 #
-#   scripts/bench.sh [DATA_DIR] [REPEATS]
+#   scripts/bench.sh [--report] [DATA_DIR] [REPEATS]
+#
+# --report runs only the last case: the HTML report of a 3-year trace
+# (SDSC-BLUE, 3 runs), timed and measured with and without --report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+report_only=
+if [ "${1:-}" = "--report" ]; then report_only=1; shift; fi
 data=${1:-${PWRC_DATA:-../shared/data}}
 reps=${2:-5}
 [ -d "$data/traces" ] || { echo "no traces in $data (give the shared data directory)" >&2; exit 1; }
@@ -34,6 +40,24 @@ measure() {
   done
   echo "$best $rss"
 }
+
+# What --report adds to a run of a 3-year trace, SDSC-BLUE (232,536 jobs),
+# under three policies: the issue's bound is 1 s and 50 MB. The page is
+# written to the build's temporary directory (removed on exit).
+report_case() {
+  local f="$data/traces/SDSC-BLUE-2000-4.2-cln.swf.gz" page
+  page="$(dirname "$bin")/report.html"
+  local args=(run examples/replay.pwr --set "trace=$f" --set 'policy=[fcfs, easy, easy_exact]')
+  read -r w0 r0 < <(measure "$bin" "${args[@]}")
+  read -r w1 r1 < <(measure "$bin" "${args[@]}" --report "$page")
+  awk -v a="$w0" -v b="$w1" -v ra="$r0" -v rb="$r1" -v s="$(wc -c < "$page")" 'BEGIN{
+    printf "SDSC-BLUE, 3 runs (fcfs, easy, easy_exact): %.3f s, %.0f MB; with --report %.3f s, %.0f MB (page %.0f kB): +%.3f s, +%.0f MB (bound: 1 s, 50 MB)\n",
+      a, ra/1024, b, rb/1024, s/1024, b-a, (rb-ra)/1024}'
+}
+if [ -n "$report_only" ]; then
+  report_case
+  exit 0
+fi
 
 printf '%-32s %-11s %9s %8s %10s %8s %8s\n' trace policy jobs wall_s jobs/s rss_MB x_read
 for t in HPC2N-2002-2.1-cln SDSC-BLUE-2000-4.2-cln CEA-Curie-2011-2.1-cln; do
@@ -133,3 +157,6 @@ d=(--set "trace=$data/traces/CEA-Curie-2011-2.1-cln.swf.gz" --set "prices=$data/
 read -r fs _ < <(measure "$bin" run scripts/bench/defer.pwr "${d[@]}" --set policy=fifo_shutdown)
 read -r pd _ < <(measure "$bin" run scripts/bench/defer.pwr "${d[@]}" --set policy=price_aware_deadline_96)
 awk -v a="$fs" -v b="$pd" 'BEGIN{printf "CEA-Curie: FIFO with shutdown %.3f s; PriceAwareDeadline, 96 h look-ahead %.3f s (%.2fx)\n", a, b, b/a}'
+
+echo
+report_case

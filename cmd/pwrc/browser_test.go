@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,14 +40,95 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// plotInfo is what the browser says of one plot.
+// plotInfo is what the browser says of one plot: its kind, the run whose
+// section holds it (the id of the heading before it), the series it
+// announces and the names of those it draws.
 type plotInfo struct {
-	Plot   string  `json:"plot"`
-	Series int     `json:"series"`
-	Groups int     `json:"groups"`
-	W      float64 `json:"w"`
-	H      float64 `json:"h"`
-	Shapes int     `json:"shapes"`
+	Plot   string   `json:"plot"`
+	Run    string   `json:"run"`
+	Series int      `json:"series"`
+	Groups int      `json:"groups"`
+	Names  []string `json:"names"`
+	W      float64  `json:"w"`
+	H      float64  `json:"h"`
+	Shapes int      `json:"shapes"`
+}
+
+// runSeries are the series the power and states plots of each run must
+// draw, by the id of the run's heading, worked out from the run's
+// metrics (results.json) and its states file (--series) rather than by
+// the report's code: the power plot draws each component that ever draws
+// power, the total's range, the price (every contract of a scenario has
+// one), the cap in force when cap_w ever has one, and the budget with the
+// jobs' power it limits when the run has a budget; the states plot each
+// node state ever held (busy always), the busy range and each level.
+func runSeries(t *testing.T, dir string, runs []jsonRun) map[string]map[string][]string {
+	t.Helper()
+	out := map[string]map[string][]string{}
+	for _, r := range runs {
+		rows := readCSV(t, filepath.Join(dir, r.Run+".states.csv"))
+		used := make([]bool, len(rows[0]))
+		for _, row := range rows[1:] {
+			for c, v := range row {
+				used[c] = used[c] || v != "" && v != "0"
+			}
+		}
+		power := []string{"total", "price"}
+		var states []string
+		for c, h := range rows[0] {
+			switch part, ok := strings.CutPrefix(h, "power_"); {
+			case ok && used[c]:
+				power = append(power, strings.TrimSuffix(part, "_w"))
+			case h == "cap_w" && used[c]:
+				power = append(power, "cap")
+			case strings.HasSuffix(h, "_on"):
+				states = append(states, strings.TrimSuffix(h, "_on")+" on")
+			case slices.Contains([]string{"busy", "reserved", "idle", "booting", "shutting_down", "off"}, h) && (used[c] || h == "busy"):
+				states = append(states, h)
+			}
+		}
+		if b, _ := r.Metrics["budget_kw"].(float64); b > 0 {
+			power = append(power, "budget", "jobs' power")
+		}
+		states = append(states, "busy range")
+		slices.Sort(power)
+		slices.Sort(states)
+		id := "experiment-" + r.Experiment + "-" + r.Run
+		out[id] = map[string][]string{"power": power, "states": states}
+	}
+	return out
+}
+
+// checkRunPlots says how the power and states plots differ from what
+// runSeries wants: a plot that lost a series, or drew one too many, or
+// announces other than it draws, or a run without its plots.
+func checkRunPlots(plots []plotInfo, want map[string]map[string][]string) []string {
+	var problems []string
+	seen := map[string]int{}
+	for i, p := range plots {
+		if p.Plot != "power" && p.Plot != "states" {
+			continue
+		}
+		seen[p.Run+" "+p.Plot]++
+		w, ok := want[p.Run][p.Plot]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("plot %d (%s) under %q: no such run", i, p.Plot, p.Run))
+			continue
+		}
+		names := slices.Sorted(slices.Values(p.Names))
+		if p.Series != len(w) || p.Groups != len(w) || !slices.Equal(names, w) {
+			problems = append(problems, fmt.Sprintf("plot %d (%s of %s): %d series announced, %d drawn %q; want %d: %q", i, p.Plot, p.Run, p.Series, p.Groups, names, len(w), w))
+		}
+	}
+	for run := range want {
+		for _, plot := range []string{"power", "states"} {
+			if n := seen[run+" "+plot]; n != 1 {
+				problems = append(problems, fmt.Sprintf("%s: %d %s plots, want 1", run, n, plot))
+			}
+		}
+	}
+	slices.Sort(problems)
+	return problems
 }
 
 // TestReportInBrowser opens the report of examples/kunkel_billing.pwr on
@@ -65,7 +151,7 @@ func TestReportInBrowser(t *testing.T) {
 	page := filepath.Join(dir, "r.html")
 	results := filepath.Join(dir, "results.json")
 	out, errOut, code := pwrc(t, "run", "../../examples/kunkel_billing.pwr", "--set", "trace="+trace, "--set", "kunkel_prices="+prices,
-		"--format", "json", "-o", results, "--report", page)
+		"--format", "json", "-o", results, "--series", dir, "--report", page)
 	if code != 0 {
 		t.Fatalf("pwrc run: exit %d\n%s%s", code, out, errOut)
 	}
@@ -129,12 +215,7 @@ func TestReportInBrowser(t *testing.T) {
 			want = len(parts)
 		case "savings":
 			want = 2
-		case "power": // its components, the total's range and the price
-			want = -1
-			if p.Series < 3 {
-				t.Errorf("plot %d (power): %d series", i, p.Series)
-			}
-		default:
+		default: // power and states: checkRunPlots
 			want = -1
 		}
 		if want >= 0 && p.Series != want {
@@ -146,6 +227,9 @@ func TestReportInBrowser(t *testing.T) {
 			t.Errorf("%d %s plots, want %d", count[plot], plot, want)
 		}
 	}
+	for _, p := range checkRunPlots(plots, runSeries(t, dir, runs)) {
+		t.Error(p)
+	}
 	png := filepath.Join(dir, "report.png")
 	if err := os.WriteFile(png, shot, 0o644); err != nil {
 		t.Fatal(err)
@@ -156,6 +240,114 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 	t.Logf("%d plots checked; screenshot %s (%d bytes)", len(plots), png, len(shot))
+}
+
+// TestCapAndBudgetInBrowser opens the report of a run under a powercap
+// and one under a budget during peak: their power plots draw the cap, and
+// the budget with the jobs' power, beside the components and the price.
+func TestCapAndBudgetInBrowser(t *testing.T) {
+	if os.Getenv("PWRC_BROWSER") != "1" {
+		t.Skip("browser test: set PWRC_BROWSER=1 to run it (needs chromium)")
+	}
+	dir, page, runs := limitsReport(t)
+	plots, _, _, problems := browse(t, chromium(t), filepath.Join(dir, "profile"), page)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	for _, p := range checkRunPlots(plots, runSeries(t, dir, runs)) {
+		t.Error(p)
+	}
+	var capped, budgeted bool
+	for _, p := range plots {
+		capped = capped || slices.Contains(p.Names, "cap")
+		budgeted = budgeted || slices.Contains(p.Names, "budget") && slices.Contains(p.Names, "jobs' power")
+	}
+	if !capped || !budgeted {
+		t.Errorf("cap drawn: %v; budget and jobs' power drawn: %v", capped, budgeted)
+	}
+}
+
+// limitsReport runs limitsScenario with --series and results.json into a
+// directory, and --report.
+func limitsReport(t *testing.T) (dir, page string, runs []jsonRun) {
+	t.Helper()
+	scen := writeScenario(t, "limits.pwr", limitsScenario)
+	dir = t.TempDir()
+	page = filepath.Join(dir, "r.html")
+	results := filepath.Join(dir, "results.json")
+	if o, e, code := pwrc(t, "run", scen, "--format", "json", "-o", results, "--series", dir, "--report", page); code != 0 {
+		t.Fatalf("pwrc run: exit %d\n%s%s", code, o, e)
+	}
+	data, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &runs); err != nil {
+		t.Fatal(err)
+	}
+	return dir, page, runs
+}
+
+// pagePlots reads what the browser test reads of each plot from the page
+// itself, without a browser.
+func pagePlots(page []byte) []plotInfo {
+	var plots []plotInfo
+	run := ""
+	tok := regexp.MustCompile(`<h3( id="([^"]*)")?>|<svg [^>]*data-plot="([^"]*)" data-series="([0-9]+)"|<g class="series" data-name="([^"]*)">`)
+	for _, m := range tok.FindAllSubmatch(page, -1) {
+		switch {
+		case bytes.HasPrefix(m[0], []byte("<h3")):
+			run = string(m[2])
+		case bytes.HasPrefix(m[0], []byte("<svg")):
+			n, _ := strconv.Atoi(string(m[4]))
+			plots = append(plots, plotInfo{Plot: string(m[3]), Run: run, Series: n})
+		default:
+			p := &plots[len(plots)-1]
+			p.Groups++
+			p.Names = append(p.Names, html.UnescapeString(string(m[5])))
+		}
+	}
+	return plots
+}
+
+// checkRunPlots passes the report of the cap and budget runs, and fails
+// it when a plot loses a series — dropped alone, or with the count it
+// announces — or gains one.
+func TestCheckRunPlotsCatchesLostSeries(t *testing.T) {
+	dir, page, runs := limitsReport(t)
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runSeries(t, dir, runs)
+	plots := pagePlots(data)
+	if p := checkRunPlots(plots, want); len(p) != 0 {
+		t.Fatalf("the report's plots: %q", p)
+	}
+	for i, p := range plots {
+		if p.Plot != "power" && p.Plot != "states" {
+			continue
+		}
+		for k := range p.Names {
+			lost := slices.Clone(plots)
+			q := &lost[i]
+			q.Names = slices.Delete(slices.Clone(p.Names), k, k+1)
+			q.Groups, q.Series = p.Groups-1, p.Series-1
+			if len(checkRunPlots(lost, want)) == 0 {
+				t.Errorf("plot %d (%s of %s) without its series %q passes", i, p.Plot, p.Run, p.Names[k])
+			}
+		}
+		more := slices.Clone(plots)
+		q := &more[i]
+		q.Names = append(slices.Clone(p.Names), "price")
+		q.Groups, q.Series = p.Groups+1, p.Series+1
+		if len(checkRunPlots(more, want)) == 0 {
+			t.Errorf("plot %d (%s of %s) with a series too many passes", i, p.Plot, p.Run)
+		}
+	}
+	if len(checkRunPlots(plots[:len(plots)-1], want)) == 0 {
+		t.Error("a report without its last run's states plot passes")
+	}
 }
 
 // browse opens a page in headless Chromium and returns what its plots
@@ -225,7 +417,10 @@ func browse(t *testing.T, exe, profile, page string) (plots []plotInfo, rows int
 	}
 	plots, err = chromedp.Run(ctx, chromedp.Evaluate[[]plotInfo](`Array.from(document.querySelectorAll("svg.plot")).map(s => {
 			const r = s.getBoundingClientRect();
-			return {plot: s.dataset.plot, series: +s.dataset.series, groups: s.querySelectorAll("g.series").length,
+			let h = s.closest("figure");
+			while (h && h.tagName !== "H3") h = h.previousElementSibling;
+			return {plot: s.dataset.plot, run: h ? h.id : "", series: +s.dataset.series, groups: s.querySelectorAll("g.series").length,
+				names: Array.from(s.querySelectorAll("g.series")).map(g => g.dataset.name),
 				w: r.width, h: r.height, shapes: s.querySelectorAll("g.series path, g.series rect, g.series line").length};
 		})`))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,45 @@ func TestMetricsCatalogue(t *testing.T) {
 			if _, found := metricsMap(r)[jk]; !found && col.cell(r) != "–" {
 				t.Errorf("%s: run %s shows %s, but its JSON has no %s", key, r.Run.Name, col.cell(r), jk)
 			}
+		}
+	}
+	// Every part of energy(...) with a JSON key has its cost(...) twin's,
+	// and the other way round.
+	for _, c := range pwrt.ReportCatalog {
+		if c.Name != "energy" && c.Name != "cost" {
+			continue
+		}
+		twin := map[string]string{"energy": "cost", "cost": "energy"}[c.Name]
+		for _, d := range pwrt.ReportCatalog {
+			if d.Name == twin && d.Arg == c.Arg && (c.JSON == "") != (d.JSON == "") {
+				t.Errorf("%s(%s) has JSON key %q, %s(%s) %q", c.Name, c.Arg, c.JSON, d.Name, d.Arg, d.JSON)
+			}
+		}
+	}
+	// The levels' cost is their components' (rack here): in the JSON,
+	// and read back from it as the report's tables do.
+	for _, r := range results {
+		mm := metricsMap(r)
+		data, err := json.Marshal(mm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[string]any
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := back["cost_levels"].(float64)
+		var want float64
+		for _, c := range r.Metrics.Components {
+			if strings.HasPrefix(c, "rack_") {
+				want += back["cost_"+c].(float64)
+			}
+		}
+		if !ok || math.Abs(got-want) > 1e-9*want || got <= 0 {
+			t.Errorf("run %s: cost_levels %v, the rack components' cost_ keys sum to %g (components %v)", r.Run.Name, back["cost_levels"], want, r.Metrics.Components)
+		}
+		if m := metricsFromMap(back, nil); m.Part("levels", true) != got {
+			t.Errorf("run %s: cost of the levels read back %g, JSON %g", r.Run.Name, m.Part("levels", true), got)
 		}
 	}
 	// The headers the columns of powercaps, measure windows and the bill

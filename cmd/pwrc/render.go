@@ -765,6 +765,7 @@ func metricsMapNew(r *pwrt.Result) map[string]any {
 	}
 	if len(m.Levels) > 0 {
 		out["energy_levels_mwh"] = m.LevelEnergy() / 3.6e9
+		out["cost_levels"] = m.Part("levels", true)
 		sv, all := m.LevelSaving()
 		out["level_saving_mwh"], out["level_saving_pct"] = sv/3.6e9, 100*sv/all
 		for _, l := range m.Levels {

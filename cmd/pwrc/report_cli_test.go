@@ -268,3 +268,70 @@ func TestREADMEFigure(t *testing.T) {
 		t.Error("README.md does not show docs/figures/quickstart-power.svg")
 	}
 }
+
+// limitsScenario: a 60 % powercap for an hour (of P_full, 32 × 300 W) and
+// a budget of 6 kW on the jobs' power during the contract's peak.
+const limitsScenario = `import "std/policies"
+import "std/kunkel"
+
+machine m {
+  nodes 32
+  cores 4
+  power {
+    off 5 W
+    idle 80 W
+    pstate 2.4 GHz 300 W
+    pstate 1.8 GHz 220 W
+    pstate 1.2 GHz 160 W
+    slowdown 1.6 at 1.2 GHz
+  }
+}
+
+policy capped from easy { powercap 60% from 10 h for 1 h { mode dvfs } }
+policy peak from easy { budget 6 kW during peak }
+
+experiment x {
+  workload synthetic { jobs 300; load 80%; seed 4 }
+  machine  m
+  contract kunkel_basepeak
+  policy   [capped, peak]
+}
+`
+
+// The cap in force and the budget reach the power plots of --report, of
+// pwrc report DIR (cap_w read back from the states files, empty where
+// no cap applies) and of pwrc plot, the same bytes in all three.
+func TestReportCapAndBudget(t *testing.T) {
+	scen := writeScenario(t, "limits.pwr", limitsScenario)
+	dir := t.TempDir()
+	page := filepath.Join(t.TempDir(), "r.html")
+	if o, e, code := pwrc(t, "run", scen, "--format", "json", "-o", filepath.Join(dir, "results.json"), "--series", dir, "--jobs", dir, "--report", page); code != 0 {
+		t.Fatalf("pwrc run: exit %d\n%s%s", code, o, e)
+	}
+	want, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(t.TempDir(), "again.html")
+	if o, e, code := pwrc(t, "report", dir, "-o", again); code != 0 {
+		t.Fatalf("pwrc report: exit %d\n%s%s", code, o, e)
+	}
+	if got, _ := os.ReadFile(again); !bytes.Equal(got, want) {
+		t.Error("pwrc report DIR differs from pwrc run --report")
+	}
+	for run, names := range map[string][]string{"capped": {`data-name="cap"`}, "peak": {`data-name="budget"`, `data-name="jobs&#39; power"`}} {
+		out := filepath.Join(t.TempDir(), run+".svg")
+		if o, e, code := pwrc(t, "plot", filepath.Join(dir, run+".states.csv"), "--what", "power", "-o", out); code != 0 {
+			t.Fatalf("pwrc plot: exit %d\n%s%s", code, o, e)
+		}
+		svg, _ := os.ReadFile(out)
+		for _, n := range names {
+			if !bytes.Contains(svg, []byte(n)) {
+				t.Errorf("%s: power plot without %s", run, n)
+			}
+		}
+		if !bytes.Contains(want, svg) {
+			t.Errorf("%s: pwrc plot's power figure is not the report's", run)
+		}
+	}
+}

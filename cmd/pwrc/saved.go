@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -279,7 +280,10 @@ func readStatesCSV(r io.Reader) (*pwrt.StateSeries, error) {
 		}
 		k := 0
 		for f := range strings.SplitSeq(text, ",") {
-			v, err := strconv.ParseFloat(f, 64)
+			v, err := math.NaN(), error(nil)
+			if f != "" || k == 0 { // empty: none (cap_w while no cap applies)
+				v, err = strconv.ParseFloat(f, 64)
+			}
 			if err != nil || k > w {
 				return nil, fmt.Errorf("line %d: %q is not a row of %d numbers", line, text, w+1)
 			}

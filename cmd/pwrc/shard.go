@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pwrc/pwrc/cmd/pwrc/report"
 	"github.com/pwrc/pwrc/compiler"
 	pwrt "github.com/pwrc/pwrc/runtime"
 )
@@ -97,16 +99,18 @@ func readShard(path string) (*shardFile, error) {
 }
 
 // mergeShards checks that shard files are the parts of one sweep, each
-// run in exactly one of them, and returns the plan (compiled again) and
-// every run's result. Missing or duplicated runs are named.
-func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, error) {
+// run in exactly one of them, and returns the plan (compiled again),
+// every run's result and the scenario the shards ran. Missing or
+// duplicated runs are named.
+func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, string, error) {
+	fail := func(err error) (*pwrt.Plan, []*pwrt.Result, string, error) { return nil, nil, "", err }
 	var files []*shardFile
 	var seen []os.FileInfo
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil {
 			for k, o := range seen {
 				if o != nil && os.SameFile(fi, o) {
-					return nil, nil, usageErrorf("%s is given twice (as %s too)", p, paths[k])
+					return fail(usageErrorf("%s is given twice (as %s too)", p, paths[k]))
 				}
 			}
 			seen = append(seen, fi)
@@ -115,7 +119,7 @@ func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, error) {
 		}
 		f, err := readShard(p)
 		if err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		files = append(files, f)
 	}
@@ -123,16 +127,16 @@ func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, error) {
 	for k, f := range files[1:] {
 		switch {
 		case f.Scenario != first.Scenario || f.Experiment != first.Experiment || !slices.Equal(f.Sets, first.Sets) || f.Inputs != first.Inputs:
-			return nil, nil, fmt.Errorf("%s and %s are shards of different sweeps (scenario, --set, --experiment or the scenario's sources differ)", paths[0], paths[k+1])
+			return fail(fmt.Errorf("%s and %s are shards of different sweeps (scenario, --set, --experiment or the scenario's sources differ)", paths[0], paths[k+1]))
 		case f.Shards != first.Shards:
-			return nil, nil, fmt.Errorf("%s is shard %d/%d, %s shard %d/%d: shards of one cut have the same n", paths[0], first.Shard, first.Shards, paths[k+1], f.Shard, f.Shards)
+			return fail(fmt.Errorf("%s is shard %d/%d, %s shard %d/%d: shards of one cut have the same n", paths[0], first.Shard, first.Shards, paths[k+1], f.Shard, f.Shards))
 		case f.Pwrc != first.Pwrc:
-			return nil, nil, fmt.Errorf("%s was written by pwrc %s, %s by pwrc %s: run every shard with the same pwrc", paths[0], first.Pwrc, paths[k+1], f.Pwrc)
+			return fail(fmt.Errorf("%s was written by pwrc %s, %s by pwrc %s: run every shard with the same pwrc", paths[0], first.Pwrc, paths[k+1], f.Pwrc))
 		}
 	}
 	plan, err := shardPlan(first)
 	if err != nil {
-		return nil, nil, err
+		return fail(err)
 	}
 	results := make([]*pwrt.Result, len(plan.Runs))
 	from := make([]string, len(plan.Runs))
@@ -140,7 +144,7 @@ func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, error) {
 	for k, f := range files {
 		for _, sr := range f.Runs {
 			if sr.Index < 0 || sr.Index >= len(plan.Runs) || plan.Runs[sr.Index].Name != sr.Name {
-				return nil, nil, fmt.Errorf("%s: run %s is not run %d of the scenario's plan", paths[k], sr.Name, sr.Index)
+				return fail(fmt.Errorf("%s: run %s is not run %d of the scenario's plan", paths[k], sr.Name, sr.Index))
 			}
 			if from[sr.Index] != "" {
 				dup = append(dup, fmt.Sprintf("%s (in %s and %s)", sr.Name, from[sr.Index], paths[k]))
@@ -152,7 +156,7 @@ func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, error) {
 			case sr.Error != "":
 				r.Err = errors.New(sr.Error)
 			case sr.Metrics == nil || sr.Workload == nil:
-				return nil, nil, fmt.Errorf("%s: run %s has neither metrics nor an error", paths[k], sr.Name)
+				return fail(fmt.Errorf("%s: run %s has neither metrics nor an error", paths[k], sr.Name))
 			default:
 				r.Metrics, r.Workload = *sr.Metrics, *sr.Workload
 			}
@@ -187,10 +191,10 @@ func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, error) {
 		problems = append(problems, msg)
 	}
 	if len(problems) > 0 {
-		return nil, nil, errors.New(strings.Join(problems, "; "))
+		return fail(errors.New(strings.Join(problems, "; ")))
 	}
 	pwrt.CompleteComparisons(plan, results)
-	return plan, results, nil
+	return plan, results, first.Scenario, nil
 }
 
 // shardPlan compiles the scenario the shards ran, with their --set values
@@ -223,7 +227,7 @@ func listNames(names []string) string {
 }
 
 func mergeCmd(stdout, stderr io.Writer) *cobra.Command {
-	var format, outFile string
+	var format, outFile, reportFile string
 	var theory bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD.json...",
@@ -234,7 +238,13 @@ checks that they are parts of one sweep (same scenario, --set values,
 tables, CSV or JSON a single pwrc run of the whole plan prints, byte for
 byte. It compiles the scenario again, from the directory the shards ran in.
 Missing and duplicated runs are named (exit 1). Runs that failed are said
-on stderr, and make the exit code 1, as with pwrc run.`,
+on stderr, and make the exit code 1, as with pwrc run.
+
+--report FILE also writes the HTML report of the merged runs: the tables
+and the plots drawn from the runs' metrics (energy, cost, savings, power
+by hour of day). Shard files keep no machine-state series and no jobs, so
+the power, machine-state, utilization and wait plots are empty, and the
+page says so.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: command(func(_ *cobra.Command, args []string) error {
 			switch format {
@@ -242,7 +252,15 @@ on stderr, and make the exit code 1, as with pwrc run.`,
 			default:
 				return usageErrorf("--format must be table, markdown, csv or json, not %q", format)
 			}
-			plan, results, err := mergeShards(args)
+			var reportTarget string
+			if reportFile != "" {
+				t, err := checkMergeReport(reportFile, outFile, args)
+				if err != nil {
+					return err
+				}
+				reportTarget = t
+			}
+			plan, results, scenario, err := mergeShards(args)
 			if err != nil {
 				return err
 			}
@@ -267,6 +285,12 @@ on stderr, and make the exit code 1, as with pwrc run.`,
 			if err := writeFigure("-o", outFile, buf.Bytes(), stdout); err != nil {
 				return err
 			}
+			if reportFile != "" {
+				page := reportPage(scenario, plan, results, nil, []string{mergedNote(len(args))}, true)
+				if err := writeReport("--report", reportFile, reportTarget, report.HTML(page)); err != nil {
+					return err
+				}
+			}
 			if failed > 0 {
 				return exitError{exitFailure, nil}
 			}
@@ -276,5 +300,43 @@ on stderr, and make the exit code 1, as with pwrc run.`,
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, markdown, csv or json")
 	cmd.Flags().BoolVar(&theory, "theory", false, "after each table, Kunkel et al.'s theory, as pwrc run --theory")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to this file (atomically) instead of stdout")
+	cmd.Flags().StringVar(&reportFile, "report", "", "also write the HTML report of the merged runs to this file (atomically): tables and the plots of their metrics")
 	return cmd
+}
+
+// mergedNote is what the report of merged shards says of the plots it
+// cannot draw.
+func mergedNote(files int) string {
+	return fmt.Sprintf("Merged from %s: shard files keep each run's metrics, not its machine-state series or its jobs, "+
+		"so the power, machine-state and utilization plots and the wait distributions are empty. "+
+		"For them, run the sweep with pwrc run --report, or with --series DIR --jobs DIR and then pwrc report DIR.", count(files, "shard file"))
+}
+
+// checkMergeReport checks merge's --report before anything is read: a
+// new regular file in an existing directory, neither -o nor a shard file.
+// It returns the file to replace (a link's target).
+func checkMergeReport(path, outFile string, shards []string) (string, error) {
+	target, err := checkFile("--report", path, &compiler.Result{}, false)
+	if err != nil {
+		return "", err
+	}
+	ti, terr := os.Stat(target)
+	for _, other := range append([]string{outFile}, shards...) {
+		if other == "" || other == "-" {
+			continue
+		}
+		ot, err := resolveLinks(other)
+		if err != nil {
+			continue
+		}
+		oi, oerr := os.Stat(ot)
+		if filepath.Clean(ot) == filepath.Clean(target) || terr == nil && oerr == nil && os.SameFile(ti, oi) {
+			what := "the shard file " + other
+			if other == outFile {
+				what = "-o " + other
+			}
+			return "", usageErrorf("--report %s: is %s", path, what)
+		}
+	}
+	return target, nil
 }

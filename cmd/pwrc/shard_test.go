@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -151,5 +153,65 @@ func TestShardFlag(t *testing.T) {
 	want, _, _ := pwrc(t, "run", q)
 	if o, e, code := pwrc(t, append([]string{"merge"}, files...)...); code != 0 || o != want {
 		t.Errorf("8 shards of 6 runs: exit %d\n%s", code, e)
+	}
+}
+
+// merge --report writes the report of the merged runs: the tables and the
+// plots of their metrics as one run's report draws them, byte for byte,
+// the plots that need series or jobs empty, and a note that says why.
+func TestMergeReport(t *testing.T) {
+	dir := t.TempDir()
+	files := runShards(t, dir, 3, "../../examples/quickstart.pwr")
+	single := filepath.Join(dir, "single.html")
+	if o, e, code := pwrc(t, "run", "../../examples/quickstart.pwr", "--report", single); code != 0 {
+		t.Fatalf("pwrc run --report: exit %d\n%s%s", code, o, e)
+	}
+	page := filepath.Join(dir, "merged.html")
+	tables := filepath.Join(dir, "tables.txt")
+	if o, e, code := pwrc(t, append([]string{"merge", "--report", page, "-o", tables}, files...)...); code != 0 {
+		t.Fatalf("pwrc merge --report: exit %d\n%s%s", code, o, e)
+	}
+	want, _ := os.ReadFile(single)
+	got, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plot := func(page []byte, kind string) [][]byte {
+		return regexp.MustCompile(`(?s)<svg [^>]*data-plot="`+kind+`".*?</svg>`).FindAll(page, -1)
+	}
+	for _, kind := range []string{"energy", "cost", "savings", "hours"} {
+		g, w := plot(got, kind), plot(want, kind)
+		if len(g) != 1 || len(w) != 1 || !bytes.Equal(g[0], w[0]) {
+			t.Errorf("%s: the merged report's plot differs from one run's report's", kind)
+		}
+	}
+	for _, kind := range []string{"power", "states", "utilization", "waits"} {
+		for _, p := range plot(got, kind) {
+			if !bytes.Contains(p, []byte("no machine-state series")) && !bytes.Contains(p, []byte("no per-job records")) {
+				t.Errorf("%s: a merged report's plot draws something: %.200s", kind, p)
+			}
+		}
+	}
+	if n := bytes.Count(got, []byte(`class="plot"`)); n != 6+2*6 {
+		t.Errorf("%d plots, want 18", n)
+	}
+	table := func(page []byte) []byte { return regexp.MustCompile(`(?s)<table>.*?</table>`).Find(page) }
+	if !bytes.Equal(table(got), table(want)) {
+		t.Error("the merged report's table differs from one run's report's")
+	}
+	if !bytes.Contains(got, []byte("Merged from 3 shard files")) {
+		t.Error("the merged report does not say why plots are empty")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", "--report", files[0], files[0], files[1], files[2]}, "is the shard file"},
+		{[]string{"merge", "--report", tables, "-o", tables, files[0], files[1], files[2]}, "is -o"},
+		{[]string{"merge", "--report", filepath.Join(dir, "nowhere", "r.html"), files[0], files[1], files[2]}, "does not exist"},
+	} {
+		if _, e, code := pwrc(t, c.args...); code != exitUsage || !strings.Contains(e, c.want) {
+			t.Errorf("pwrc %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, e, exitUsage, c.want)
+		}
 	}
 }

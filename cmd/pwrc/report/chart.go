@@ -41,7 +41,7 @@ func (s scale) px(v float64) float64 {
 
 type legendItem struct {
 	name, color string
-	kind        string // box, line, dash, band
+	kind        string // box, line, hair, thin, dash, band
 }
 
 // chart is one figure: a title, a legend, a plot area with a left and
@@ -143,6 +143,8 @@ func (ch *chart) begin() {
 			case "none": // a wrapped item's next line
 			case "line":
 				c.line(x, y-4, x+20, y-4, `stroke="`+it.color+`" stroke-width="2.5"`)
+			case "hair":
+				c.line(x, y-4, x+20, y-4, `stroke="`+it.color+`" stroke-width="1"`)
 			case "thin":
 				c.line(x, y-7, x+20, y-7, `stroke="`+it.color+`" stroke-width="0.8"`)
 				c.line(x, y-1, x+20, y-1, `stroke="`+it.color+`" stroke-width="0.8"`)

@@ -9,8 +9,9 @@
 // saving against the baseline, the wait-time CDFs of all runs on one
 // chart, the utilization per day and the mean power by local hour of day.
 // Per run: power over time stacked by component with the price (right
-// axis) and the power budget overlaid, and the nodes in each state over
-// time with the level instances on.
+// axis), the powercap in force and the power budget where it applies
+// (beside the jobs' power it limits) overlaid, and the nodes in each state
+// over time with the level instances on.
 //
 // # Downsampling
 //

@@ -77,7 +77,9 @@ func newBinner(x0, x1 float64, n, k int) *binner {
 	return b
 }
 
-// add bins the step that holds vals[j] for function j on [a, z).
+// add bins the step that holds vals[j] for function j on [a, z); a NaN
+// value leaves the step out of function j's bins (a cap while none is in
+// force, a budget where it does not apply), so they draw a gap.
 func (b *binner) add(a, z float64, vals []float64) {
 	n, w, x0, x1 := b.n, b.w, b.x0, b.x1
 	if !(n > 0 && w > 0) {
@@ -102,6 +104,9 @@ func (b *binner) add(a, z float64, vals []float64) {
 		}
 		for j := range b.bins {
 			bj, val := &b.bins[j], vals[j]
+			if val != val {
+				continue // NaN: the function is not defined here (a gap)
+			}
 			bj.Mean[k] += val * ov
 			bj.Covered[k] += ov
 			// A value in force for an instant only (a row overwritten

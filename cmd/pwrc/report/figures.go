@@ -34,6 +34,8 @@ var (
 const (
 	priceColor  = "#1f4e9c"
 	budgetColor = "#c0143c"
+	capColor    = "#6a1b9a"
+	jobsColor   = "#4a2100"
 	bandColor   = "#c8c8c8"
 )
 
@@ -173,8 +175,9 @@ const noStates = "no machine-state series for this run"
 // PowerSVG draws a run's power over time, stacked by component (the mean
 // over each pixel column, so the area is the run's energy), with the
 // total's lowest and highest value in each column as a band, the price on
-// the right axis (its range in each column, and its mean) and the power
-// budget, if any.
+// the right axis (its range in each column, and its mean), the powercap
+// in force (the series' cap_w: a step line, absent while no cap applies)
+// and the power budget where it applies, over the jobs' power it limits.
 func PowerSVG(r Run) []byte {
 	res := r.Result
 	ch := &chart{kind: "power", title: "Power by component · " + r.Label}
@@ -188,15 +191,27 @@ func PowerSVG(r Run) []byte {
 	end := x1
 	cols, names := powerParts(ss)
 	cols, names = stackOrder(cols, names)
-	// The total of every component, for its extremes, binned last in the
-	// same pass as the components.
+	budget, hasBudget := budgetOf(r, x0, x1)
+	capCol := column(ss, "cap_w")
+	busyCol := column(ss, "power_busy_w")
+	// The total of every component, for its extremes, binned after the
+	// components in the same pass; then the jobs' power (under a budget)
+	// and the cap in force (NaN while none: a gap).
 	var all []int
 	for c, name := range ss.Columns() {
 		if strings.HasPrefix(name, "power_") {
 			all = append(all, c)
 		}
 	}
-	binned := binRows(ss, len(cols)+1, func(row, out []float64) {
+	extra := []int{}
+	iJobs, iCap := -1, -1
+	if hasBudget && busyCol >= 0 {
+		iJobs, extra = len(cols)+1+len(extra), append(extra, busyCol)
+	}
+	if capCol >= 0 {
+		iCap, extra = len(cols)+1+len(extra), append(extra, capCol)
+	}
+	binned := binRows(ss, len(cols)+1+len(extra), func(row, out []float64) {
 		for j, c := range cols {
 			out[j] = row[c]
 		}
@@ -205,6 +220,9 @@ func PowerSVG(r Run) []byte {
 			s += row[c]
 		}
 		out[len(cols)] = s
+		for j, c := range extra {
+			out[len(cols)+1+j] = row[c]
+		}
 	}, end, x0, x1, bins)
 	parts, total := binned[:len(cols)], binned[len(cols)]
 	top := 0.0
@@ -213,11 +231,22 @@ func PowerSVG(r Run) []byte {
 			top = math.Max(top, v)
 		}
 	}
-	budget := res.Metrics.Budget
-	if budget > 0 && !math.IsInf(budget, 0) {
-		top = math.Max(top, budget)
-	} else {
-		budget = 0
+	var capB, jobsB, budgetB *Bins
+	if iCap >= 0 {
+		if capB = &binned[iCap]; slices.Max(capB.Covered) > 0 {
+			_, hi := minMax(capB.Min, capB.Max)
+			top = math.Max(top, hi)
+		} else {
+			capB = nil // no cap ever in force
+		}
+	}
+	if hasBudget {
+		b := binStep(budget.ts, func(i int) float64 { return budget.ws[i] }, x1, x0, x1, bins)
+		budgetB = &b
+		top = math.Max(top, budget.w)
+		if iJobs >= 0 {
+			jobsB = &binned[iJobs]
+		}
 	}
 	div, unit := powerUnit(top)
 	var price Bins
@@ -239,8 +268,16 @@ func PowerSVG(r Run) []byte {
 		ch.y2 = scale{lo: niceMin(lo, hi), hi: niceMax(hi)}
 		ch.y2Label = "price, " + cur + "/kWh"
 	}
-	if budget > 0 {
-		ch.legend = append(ch.legend, legendItem{"power budget", budgetColor, "dash"})
+	if capB != nil {
+		ch.legend = append(ch.legend, legendItem{"powercap in force (the whole machine's power; lowest in each column)", capColor, "line"})
+		ch.nSeries++
+	}
+	if jobsB != nil {
+		ch.legend = append(ch.legend, legendItem{"jobs' power (busy): highest in each column", jobsColor, "hair"})
+		ch.nSeries++
+	}
+	if budgetB != nil {
+		ch.legend = append(ch.legend, legendItem{budget.label, budgetColor, "dash"})
 		ch.nSeries++
 	}
 	ch.y = scale{lo: 0, hi: niceMax(top / div)}
@@ -279,13 +316,90 @@ func PowerSVG(r Run) []byte {
 		ch.stepLine(&price, func(k int) float64 { return price.Mean[k] }, ch.y2, `stroke="`+priceColor+`" stroke-width="1.2"`)
 		ch.c.end()
 	}
-	if budget > 0 {
+	if capB != nil {
+		ch.c.series("cap")
+		ch.stepLine(capB, func(k int) float64 { return capB.Min[k] / div }, ys, `stroke="#ffffff" stroke-width="3.5" stroke-opacity="0.8"`)
+		ch.stepLine(capB, func(k int) float64 { return capB.Min[k] / div }, ys, `stroke="`+capColor+`" stroke-width="1.8"`)
+		ch.c.end()
+	}
+	if jobsB != nil {
+		ch.c.series("jobs' power")
+		ch.stepLine(jobsB, func(k int) float64 { return jobsB.Max[k] / div }, ys, `stroke="`+jobsColor+`" stroke-width="0.9"`)
+		ch.c.end()
+	}
+	if budgetB != nil {
 		ch.c.series("budget")
-		y := ys.px(budget / div)
-		ch.c.line(ch.px, y, ch.px+ch.pw, y, `stroke="`+budgetColor+`" stroke-width="1.5" stroke-dasharray="6,4"`)
+		ch.stepLine(budgetB, func(k int) float64 { return budgetB.Mean[k] / div }, ys, `stroke="`+budgetColor+`" stroke-width="1.5" stroke-dasharray="6,4"`)
 		ch.c.end()
 	}
 	return ch.finish()
+}
+
+// budgetLine is a run's power budget to draw: w (W) where it applies,
+// as a step function (times ts, values ws: w, or NaN where it does not
+// apply), and its legend.
+type budgetLine struct {
+	w      float64
+	ts, ws []float64
+	label  string
+}
+
+// budgetOf is the run's power budget over [x0, x1], where it applies:
+// always; during the contract's peak periods (from the price drawn, the
+// tariff the simulator charged); or, when the series cannot tell (a
+// `while` rule, or no scenario to say when), throughout, with a legend
+// that says so. ok is false without a budget, or when it never applies
+// (`during peak` on a contract without peak periods).
+func budgetOf(r Run, x0, x1 float64) (bl budgetLine, ok bool) {
+	res := r.Result
+	bl.w = res.Metrics.Budget
+	if !(bl.w > 0) || math.IsInf(bl.w, 0) {
+		return bl, false
+	}
+	var pol *pwrt.Budget
+	limits := "the jobs' power"
+	if res.Run != nil {
+		pol = res.Run.Policy.Budget
+		if w := res.Run.Policy.Weight; w != nil && strings.TrimSpace(w.Source) != "job.power" {
+			limits = "the jobs' weights, " + w.Source
+		}
+	}
+	bl.ts, bl.ws = []float64{x0}, []float64{bl.w}
+	switch {
+	case pol == nil:
+		bl.label = "power budget (limits " + limits + "; when it applies is unknown without the scenario: drawn throughout)"
+	case pol.When == pwrt.BudgetAlways:
+		bl.label = "power budget (limits " + limits + ", not the total)"
+	case pol.When == pwrt.BudgetDuringPeak && r.Price != nil:
+		peak := slices.Index(r.Price.Periods(), "peak")
+		if peak < 0 {
+			return bl, false // the run said so: it never triggers
+		}
+		bl.ts, bl.ws = nil, nil
+		x := x0
+		for range 1 << 20 {
+			_, period, next := r.Price.At(x)
+			w := math.NaN()
+			if period == peak {
+				w = bl.w
+			}
+			bl.ts, bl.ws = append(bl.ts, x), append(bl.ws, w)
+			if !(next > x) || next >= x1 {
+				break
+			}
+			x = next
+		}
+		bl.label = "power budget during peak (limits " + limits + ", not the total)"
+	case pol.When == pwrt.BudgetDuringPeak:
+		bl.label = "power budget during peak (limits " + limits + "; no price drawn to place the peaks: drawn throughout)"
+	default:
+		src := ""
+		if pol.While != nil {
+			src = " " + pol.While.Source
+		}
+		bl.label = "power budget while" + src + " (limits " + limits + "; when the rule held is not recorded: drawn throughout)"
+	}
+	return bl, true
 }
 
 // minMax is the range of the non-NaN values of lo and hi.

@@ -154,7 +154,7 @@ func experiment(b *bytes.Buffer, e Experiment) {
 			fmt.Fprintf(b, "<p>failed: %s</p>\n", esc(r.Result.Err.Error()))
 			continue
 		}
-		figure(b, PowerSVG(r), "Power over time, stacked by component: each pixel column shows the mean over its time (so the area is the run's energy); the grey band spans the total's lowest and highest value in that column. The price is on the right axis.")
+		figure(b, PowerSVG(r), "Power over time, stacked by component: each pixel column shows the mean over its time (so the area is the run's energy); the grey band spans the total's lowest and highest value in that column. The price is on the right axis. A powercap is drawn where one is in force; a power budget where it applies, beside the jobs' power it limits.")
 		figure(b, StatesSVG(r), "Nodes in each state over time (means per pixel column), with the range of busy nodes in each column; level instances on use the right axis.")
 	}
 	b.WriteString("</section>\n")
