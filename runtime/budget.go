@@ -170,10 +170,13 @@ func (s *sim) headNeed(j int32) float64 {
 	if s.caps == nil {
 		return s.weightOf(j)
 	}
-	cap, lowest, _ := s.caps.capOf(s, j)
+	top := s.freq.at(s, j)
+	_, lowest, _ := s.caps.capOf(s, j, top)
+	p := max(lowest, top)
+	cap, _, _ := s.caps.capOf(s, j, p)
 	s.budget = cap - (s.caps.power - s.commitW)
 	// Its nodes are not free yet: they will be idle ones when it starts.
-	return s.jobPower(j, max(lowest, s.freq.at(s, j))) - float64(s.alloc[j])*s.machine.Power.Idle
+	return s.jobPower(j, p) - float64(s.alloc[j])*s.machine.Power.Idle
 }
 
 // cappedPass is a scheduling pass while a powercap bears on some job: a
@@ -358,7 +361,12 @@ func (s *sim) backfillBudgetEASY(b []int32, free int) int {
 			if !ok {
 				continue
 			}
-			endEst := s.now + s.estimate(j)
+			var endEst float64
+			if s.caps != nil {
+				endEst = s.now + s.runEst(j) // at the pstate weigh chose
+			} else {
+				endEst = s.now + s.estimate(j)
+			}
 			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
 				endEst += s.machine.BootTime
 			}

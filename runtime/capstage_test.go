@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
@@ -228,5 +229,142 @@ func TestRunningKill(t *testing.T) {
 	}
 	if s.caps.excessSeconds != 0 {
 		t.Errorf("above the cap for %v s after the kills", s.caps.excessSeconds)
+	}
+}
+
+// TestPowercapWindowsCoexist: two reserved windows in one policy, apart
+// and overlapping (a 60 % one, then a 40 % one), on random workloads. Each
+// window switches off its own nodes while it is open (with overlapping
+// windows, the union of theirs), and the machine's power stays under the
+// lowest cap of the windows open at each instant (every job starts after
+// the notice), recomputed from the state series.
+func TestPowercapWindowsCoexist(t *testing.T) {
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		nodes := 180
+		m := curieLike(nodes)
+		jobs := randomJobs(rng, 500, nodes/2, []float64{60, 300}[seed%2])
+		pw := constPower(len(jobs), 358)
+		last := jobs[len(jobs)-1].Submit
+		full := float64(nodes)*358 + 10*248 + 2*900
+		for _, c := range []struct {
+			name   string
+			second float64 // where the 40 % window starts, as a share of the trace
+		}{{"apart", 0.6}, {"overlapping", 0.4}} {
+			for _, mode := range []CapMode{CapShut, CapMix} {
+				t.Run(fmt.Sprintf("seed%d/%s/%s", seed, c.name, CapModeNames[mode]), func(t *testing.T) {
+					notice := Instant{Offset: 0.1 * last}
+					a, b := Instant{Offset: 0.35 * last}, Instant{Offset: c.second * last}
+					length := 0.1 * last
+					pol := Policy{Name: "two", Backfill: EASY, Powercaps: []Powercap{
+						{Share: 0.6, Start: &a, Duration: length, Notice: &notice, Mode: mode, Lowest: 2e9},
+						{Share: 0.4, Start: &b, Duration: length, Notice: &notice, Mode: mode, Lowest: 2e9},
+					}}
+					s, err := simulate(jobs, &m, nodes, &pol, pw, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), recordStates())
+					if err != nil {
+						t.Fatal(err)
+					}
+					t0 := jobs[0].Submit
+					type win struct {
+						from, to, cap float64
+						res           []int32
+					}
+					var ws []win
+					for i := range s.caps.wins {
+						w := &s.caps.wins[i]
+						if w.reserved == nil {
+							t.Fatalf("window %d reserved no nodes", i)
+						}
+						ws = append(ws, win{w.from, w.to, w.cap, w.reserved})
+					}
+					if ws[0].from != t0+a.Offset || ws[1].from != t0+b.Offset || ws[1].cap != 0.4*full {
+						t.Fatalf("windows %+v", ws)
+					}
+					overlap := c.second < 0.45
+					if got := strings.Contains(strings.Join(s.caps.notes, "\n"), "overlap"); got != overlap {
+						t.Errorf("a note on overlapping windows: %v, want %v (%q)", got, overlap, s.caps.notes)
+					}
+					ss := s.states
+					k := len(ss.Columns)
+					col := map[string]int{}
+					for i, name := range ss.Columns {
+						col[name] = i
+					}
+					for r, tm := range ss.Times {
+						end := math.Inf(1)
+						if r+1 < len(ss.Times) {
+							end = ss.Times[r+1]
+						}
+						cap := math.Inf(1)
+						union := map[int32]bool{}
+						for _, w := range ws {
+							if tm < w.to && end > w.from {
+								cap = math.Min(cap, w.cap)
+							}
+							if tm >= w.from && tm < w.to {
+								for _, i := range w.res {
+									union[i] = true
+								}
+							}
+						}
+						var p float64
+						for c, name := range ss.Columns {
+							if strings.HasPrefix(name, "power_") {
+								p += ss.Values[r*k+c]
+							}
+						}
+						if p > cap*(1+1e-9) {
+							t.Fatalf("at %v s the machine draws %v W, above the cap of %v W", tm, p, cap)
+						}
+						if off := int(ss.Values[r*k+col["off"]]); off < len(union) {
+							t.Fatalf("at %v s %d nodes are off; the open windows reserve %d", tm, off, len(union))
+						}
+					}
+					if s.caps.excessSeconds != 0 {
+						t.Errorf("cap_excess %v s, %v W", s.caps.excessSeconds, s.caps.excessMax)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestStretchedWalltimeBackfill works by hand how the walltime of a job
+// Alg. 2 slowed down stretches for EASY (georgiou.md A7). Four nodes
+// idle at 117 W, Curie's pstates; a window of 600 W from 50 to 60 s,
+// noticed at 0. Job A (1 node, 100 s, walltime 100 s) arrives at 0 and
+// overlaps the window: 468 W + its increment must stay under 600 W, which
+// it does first at 1.8 GHz (+131 W; 2.0 GHz adds 152), so it runs 100 ×
+// s(1.8 GHz) = 137.8 s and EASY expects its end at 137.8 s, not 100 s. At
+// 70 s (the window over) H (4 nodes) and then B (1 node, walltime 50 s)
+// arrive: H's reservation is at A's expected end, 137.8 s, by which B
+// ends (120 s), so B backfills at once. Had A's walltime not stretched,
+// H's reservation would be at 100 s, B would not end by then, and with
+// no extra node it would wait for H (to 237.8 s).
+func TestStretchedWalltimeBackfill(t *testing.T) {
+	m := Machine{Name: "toy", Nodes: 4, PStates: curiePStates(), Slowdown: 1.63, Power: NodePower{Idle: 117, Busy: 358}}
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Nodes: 1, Procs: 1},
+		{ID: 2, Submit: 70, Runtime: 100, Walltime: 100, Nodes: 4, Procs: 4},
+		{ID: 3, Submit: 70, Runtime: 50, Walltime: 50, Nodes: 1, Procs: 1},
+	}
+	from, notice := Instant{Offset: 50}, Instant{Offset: 0}
+	pol := Policy{Name: "p", Backfill: EASY, Powercaps: []Powercap{{Power: 600, Start: &from, Duration: 10, Notice: &notice, Mode: CapDVFS, Fit: FitJob}}}
+	s, err := simulate(jobs, &m, 4, &pol, constPower(3, 358), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sA := m.Stretch(4)
+	if got := m.PStates[s.pstate[0]].Freq; got != 1.8e9 || math.Abs(s.end[0]-100*sA) > 1e-9 || math.Abs(sA-1.378) > 1e-9 {
+		t.Fatalf("job A runs 0–%v at %v Hz; want 0–137.8 at 1.8 GHz", s.end[0], got)
+	}
+	if got := s.runEst(0); math.Abs(got-137.8) > 1e-9 {
+		t.Errorf("EASY expects A to run %v s, want 137.8", got)
+	}
+	want := []float64{0, 100 * sA, 70}
+	for j, w := range want {
+		if math.Abs(s.start[j]-w) > 1e-9 {
+			t.Errorf("job %d starts at %v, want %v", jobs[j].ID, s.start[j], w)
+		}
 	}
 }
