@@ -146,20 +146,26 @@ type budgetPass struct {
 	skipped   int
 }
 
-// weigh is job j's weight if it may start now: its budget weight, within
-// the budget's headroom; under a powercap its power increment at the
-// pstate Alg. 2 gives it (which it then starts at).
-func (s *sim) weigh(j int32) (float64, bool) {
+// weigh is job j's weight if it may start now, and the pstate it would
+// start at: its budget weight, within the budget's headroom; under a
+// powercap its power increment at the pstate Alg. 2 gives it. It changes
+// nothing: startAt starts the job at that pstate.
+func (s *sim) weigh(j int32) (float64, int, bool) {
 	if s.caps == nil {
 		w := s.weightOf(j)
-		return w, w <= s.headroom()
+		return w, int(s.pstate[j]), w <= s.headroom()
 	}
-	w, p, ok := s.caps.fit(s, j)
-	if ok {
+	return s.caps.fit(s, j)
+}
+
+// startAt starts job j at pstate p (under a powercap: the one weigh gave;
+// otherwise the frequency stage decides), charging weight w.
+func (s *sim) startAt(j int32, w float64, p int) {
+	if s.caps != nil {
 		s.pstate[j] = uint8(p)
 		s.jw[j] = s.jobPower(j, p)
 	}
-	return w, ok
+	s.startWeighted(j, w)
 }
 
 // headNeed is the weight EASY reserves for a waiting head: its budget
@@ -217,11 +223,11 @@ func (s *sim) budgetedPass() bool {
 				if nn > free {
 					break heads
 				}
-				wt, ok := s.weigh(j)
+				wt, p, ok := s.weigh(j)
 				if !ok {
 					break heads
 				}
-				s.startWeighted(j, wt)
+				s.startAt(j, wt, p)
 				free -= nn
 				started++
 				first = min(first, k) // (a position in scan mode's one batch)
@@ -357,18 +363,29 @@ func (s *sim) backfillBudgetEASY(b []int32, free int) int {
 			if nn > free || s.status[j] != 0 || !s.admitted(j) {
 				continue
 			}
-			wt, ok := s.weigh(j)
-			if !ok {
-				continue
+			boot := 0.0
+			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
+				boot = s.machine.BootTime // it waits for off nodes to boot
 			}
 			var endEst float64
 			if s.caps != nil {
-				endEst = s.now + s.runEst(j) // at the pstate weigh chose
+				// Alg. 2 may slow it down, never speed it up: a job that
+				// would end after the shadow time at the frequency stage's
+				// pstate and has no extra nodes cannot start, at any
+				// pstate (and is not weighed: its increment costs a walk
+				// over the nodes it would get).
+				if nn > bp.extra && s.now+s.estAt(j, s.freq.at(s, j))+boot > bp.shadow {
+					continue
+				}
 			} else {
-				endEst = s.now + s.estimate(j)
+				endEst = s.now + s.estimate(j) + boot
 			}
-			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
-				endEst += s.machine.BootTime
+			wt, p, ok := s.weigh(j)
+			if !ok {
+				continue
+			}
+			if s.caps != nil {
+				endEst = s.now + s.estAt(j, p) + boot // at the pstate Alg. 2 chose
 			}
 			switch {
 			case endEst <= bp.shadow:
@@ -378,7 +395,7 @@ func (s *sim) backfillBudgetEASY(b []int32, free int) int {
 			default:
 				continue
 			}
-			s.startWeighted(j, wt)
+			s.startAt(j, wt, p)
 			free -= nn
 			started++
 			if free == 0 || s.headroom() < bp.minWeight {
@@ -414,15 +431,15 @@ func (s *sim) backfillBudgetGreedy(w *walk, free int) int {
 			continue
 		}
 		nn := int(s.alloc[j])
-		wt, ok := 0.0, false
+		wt, p, ok := 0.0, 0, false
 		if nn <= free {
-			wt, ok = s.weigh(j)
+			wt, p, ok = s.weigh(j)
 		}
 		if !ok {
 			bp.skipped++
 			continue
 		}
-		s.startWeighted(j, wt)
+		s.startAt(j, wt, p)
 		free -= nn
 		started++
 	}

@@ -60,6 +60,7 @@ type capStage struct {
 	table *machine.Table // nil: counted nodes (no planned switch-off)
 	full  float64        // P_full, W
 	power float64        // the machine's power now, kept up to date in capped passes
+	freed float64        // the most a free node draws (idle or off), W
 
 	// Figures for metrics.
 	excessSeconds float64 // time above the cap in force
@@ -74,7 +75,7 @@ type capStage struct {
 // count from origin, the cleaned trace's first submission) and checks them
 // against the machine.
 func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) {
-	cs := &capStage{full: s.model.Full()}
+	cs := &capStage{full: s.model.Full(), freed: math.Max(s.machine.Power.Idle, s.machine.Power.Off)}
 	cs.table, _ = s.mach.(*machine.Table)
 	first := s.jobs[0].Submit
 	ids := 0
@@ -453,6 +454,12 @@ func (cs *capStage) fit(s *sim, j int32) (w float64, p int, ok bool) {
 		return cs.delta(s, j, top, 0), top, true
 	}
 	lowest = max(lowest, top)
+	// A bound first: at any pstate its increment is at least its power
+	// at the slowest it may run at less the most its nodes draw now (idle,
+	// or off), and its cap is at most the one at the top pstate.
+	if s.jobPower(j, lowest)-float64(s.alloc[j])*cs.freed > cap-cs.power {
+		return 0, 0, false
+	}
 	from := top
 	if cs.fitIdle(s, j, cap) {
 		// SLURM's "optimal CPU frequency": the fastest at which every idle

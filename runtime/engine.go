@@ -688,8 +688,8 @@ func (s *sim) free() int {
 // startJob starts job j now (or when its nodes have booted).
 func (s *sim) startJob(j int32) {
 	if s.caps != nil { // unconstrained: the frequency stage's pstate
-		w, _ := s.weigh(j)
-		s.startWeighted(j, w)
+		w, p, _ := s.weigh(j)
+		s.startAt(j, w, p)
 		return
 	}
 	if s.wt != nil {
