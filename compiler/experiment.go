@@ -968,6 +968,12 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	if okM && okP && !c.pairPolicy(run, refs, b) {
 		return false
 	}
+	if okK && okP && len(run.Policy.Powercaps) > 0 {
+		c.pairCapContract(run, refs.caps)
+	}
+	if okW && okP && len(run.Policy.Powercaps) > 0 {
+		c.pairCapTrace(run, refs.caps, b)
+	}
 	if okK && okP && !run.Contract.HasCarbon && readsCarbon(&run.Policy) {
 		if key := run.Policy.Name + "\x00" + run.Contract.Name; !c.noCarbon[key] {
 			c.noCarbon[key] = true

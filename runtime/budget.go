@@ -208,9 +208,9 @@ func (s *sim) budgetedPass() bool {
 	}
 	free := s.free()
 	started := 0
-	first := len(s.queue) // the first queue position started: compaction starts there
-	full := true          // the knapsack's window is full
-	if s.pol.Select == SelectKnapsack && s.caps == nil {
+	first := len(s.queue)                                // the first queue position started: compaction starts there
+	full := true                                         // the knapsack's window is full
+	if s.pol.Select == SelectKnapsack && s.caps == nil { // (check refuses a knapsack under a powercap)
 		started, first, full = s.knapsackSelect(&free)
 	} else {
 	heads:

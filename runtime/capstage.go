@@ -530,7 +530,11 @@ func (cs *capStage) planNotes(s *sim) []string {
 		var groups []string
 		for l := len(p.Groups.Count) - 1; l >= 0; l-- {
 			if n := p.Groups.Count[l]; n > 0 {
-				groups = append(groups, fmt.Sprintf("%d %s", n, s.machine.Levels[l].Name))
+				name := s.machine.Levels[l].Name
+				if n > 1 && !strings.HasSuffix(name, "s") { // (11 racks, 2 chassis)
+					name += "s"
+				}
+				groups = append(groups, fmt.Sprintf("%d %s", n, name))
 			}
 		}
 		if n := p.Groups.Singles; n == 1 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	pcap "github.com/pwrc/pwrc/runtime/powercap"
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
 )
@@ -365,6 +366,27 @@ func TestStretchedWalltimeBackfill(t *testing.T) {
 	for j, w := range want {
 		if math.Abs(s.start[j]-w) > 1e-9 {
 			t.Errorf("job %d starts at %v, want %v", jobs[j].ID, s.start[j], w)
+		}
+	}
+}
+
+// TestPlanNotesPlural: a plan's groups read as a person would write them.
+func TestPlanNotesPlural(t *testing.T) {
+	m := curieLike(180)
+	s := &sim{pol: &Policy{Name: "p"}, machine: &m}
+	at := Instant{Offset: 0}
+	for _, c := range []struct {
+		count   []int
+		singles int
+		want    string
+	}{
+		{[]int{1, 2}, 3, "2 racks + 1 chassis + 3 nodes"},
+		{[]int{2, 1}, 1, "1 rack + 2 chassis + 1 node"},
+		{nil, 0, "switched off none"},
+	} {
+		cs := &capStage{wins: []capWindow{{pc: &Powercap{Start: &at}, hasPlan: true, plan: pcap.Plan{Groups: pcap.Groups{Count: c.count, Singles: c.singles}}}}}
+		if got := cs.planNotes(s)[0]; !strings.Contains(got, c.want) {
+			t.Errorf("note %q does not say %q", got, c.want)
 		}
 	}
 }

@@ -349,6 +349,13 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	return s, nil
 }
 
+// FullPower is the machine's maximum power on nodes nodes (P_full: every
+// node busy at the top pstate, every level on, the infrastructure), what
+// a powercap's share is of.
+func (m *Machine) FullPower(nodes int) float64 {
+	return machine.NewModel(machineSpec(m, nodes)).Full()
+}
+
 // machineSpec is what the machine model needs of a plan's machine.
 func machineSpec(m *Machine, nodes int) machine.Spec {
 	sp := machine.Spec{
