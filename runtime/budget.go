@@ -208,9 +208,10 @@ func (s *sim) budgetedPass() bool {
 	}
 	free := s.free()
 	started := 0
-	first := len(s.queue)                                // the first queue position started: compaction starts there
-	full := true                                         // the knapsack's window is full
-	if s.pol.Select == SelectKnapsack && s.caps == nil { // (check refuses a knapsack under a powercap)
+	first := len(s.queue) // the first queue position started: compaction starts there
+	full := true          // the knapsack's window is full
+	// (check refuses a knapsack under a powercap)
+	if s.pol.Select == SelectKnapsack && s.caps == nil {
 		started, first, full = s.knapsackSelect(&free)
 	} else {
 	heads:
