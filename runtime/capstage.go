@@ -371,7 +371,9 @@ func (cs *capStage) kill(s *sim, cap float64) {
 		s.mach.Release(j, s.use(j), s.now)
 		s.done++
 		s.changed, s.stale = true, true
-		cs.killed++
+		if !s.measured || s.now >= s.accFrom && s.now < s.accTo {
+			cs.killed++ // (over a measure window, those killed in it)
+		}
 	}
 }
 
@@ -556,9 +558,18 @@ func (cs *capStage) planNotes(s *sim) []string {
 // observe accounts the time the machine spends above the cap in force,
 // from now to t at power p (only jobs started before a notice, or before
 // a cap set for now began, can put it there).
+// Over a measure window, only the time inside it counts, like the other
+// measure metrics.
 func (cs *capStage) observe(s *sim, t, p float64) {
+	a, b := s.now, t
+	if s.measured {
+		a, b = math.Max(a, s.accFrom), math.Min(b, s.accTo)
+	}
+	if b <= a {
+		return
+	}
 	if c := cs.capAt(s); p > c*(1+1e-9) {
-		cs.excessSeconds += t - s.now
+		cs.excessSeconds += b - a
 		cs.excessMax = math.Max(cs.excessMax, p-c)
 	}
 }

@@ -390,3 +390,40 @@ func TestPlanNotesPlural(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureClipsCaps: cap_excess and killed count inside the measure
+// window only. Ten 1-node jobs (300 W busy, 50 W idle) start at 0–9 s and
+// run 1,000 s; a 1.8 kW window opens at 100 s. Without kills the machine
+// stays above it until five jobs have ended (1,004 s: 5 × 300 + 5 × 50 =
+// 1.75 kW), 904 s in all, of which 502 s fall in a window 500..1,002 s;
+// with `running kill` the five most recent go at 100 s, inside a window
+// 0..2,000 s and outside one 500..1,002 s.
+func TestMeasureClipsCaps(t *testing.T) {
+	m := Machine{Name: "m", Nodes: 10, Power: NodePower{Idle: 50, Busy: 300}}
+	var jobs []workload.Job
+	for k := range 10 {
+		jobs = append(jobs, workload.Job{ID: int64(k + 1), Submit: float64(k), Runtime: 1000, Walltime: 1000, Nodes: 1, Procs: 1})
+	}
+	at := Instant{Offset: 100}
+	for _, c := range []struct {
+		kill     bool
+		from, to float64
+		excess   float64
+		killed   int
+	}{
+		{false, 0, 2000, 904, 0},
+		{false, 500, 1002, 502, 0},
+		{true, 0, 2000, 0, 5},
+		{true, 500, 1002, 0, 0},
+	} {
+		pol := Policy{Name: "p", Backfill: EASY, Powercaps: []Powercap{{Power: 1800, Start: &at, Duration: 5000, Notice: &at, Kill: c.kill, Mode: CapIdle}}}
+		s, err := simulate(jobs, &m, 10, &pol, constPower(10, 300), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), measureOver(c.from, c.to))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.metrics()
+		if math.Abs(r.CapExcessSeconds-c.excess) > 1e-9 || r.Killed != c.killed {
+			t.Errorf("kill %v, window %v..%v: cap_excess %v s, killed %d; want %v s, %d", c.kill, c.from, c.to, r.CapExcessSeconds, r.Killed, c.excess, c.killed)
+		}
+	}
+}
