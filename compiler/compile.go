@@ -76,8 +76,10 @@ type compiler struct {
 	// reportLevels are the level names the experiment being compiled
 	// reports on, checked once its runs are known.
 	reportLevels []*lang.Ident
-	sources      lang.Sources
-	diags        lang.Diagnostics
+	// reportFreqs are the pstate metrics it names (expandPStates).
+	reportFreqs []reportFreq
+	sources     lang.Sources
+	diags       lang.Diagnostics
 
 	root    *module
 	modules map[string]*module // by canonical path

@@ -46,6 +46,11 @@ var ReportNames = func() []string {
 // describe the machine's lowest level. Their keys are NAME:LEVEL.
 var levelMetrics = map[string]bool{}
 
+// pstateMetrics take a pstate's frequency: `freq(2.0 GHz)`; without one
+// they give a column per pstate of the experiment's machines. Their keys
+// are NAME:MHz.
+var pstateMetrics = map[string]bool{}
+
 // rackMetrics are Patil & Chaudhary's names for the level metrics of a
 // level called rack: the level metric each names.
 var rackMetrics = map[string]string{}
@@ -64,6 +69,8 @@ func init() {
 		switch metric, level, isRack := strings.Cut(c.Key, ":"); {
 		case c.Arg == runtime.ArgLevel:
 			levelMetrics[c.Name] = true
+		case c.Arg == runtime.ArgPState:
+			pstateMetrics[c.Name] = true
 		case isRack && level == "rack":
 			rackMetrics[c.Name] = metric
 		case c.Arg != "":
@@ -339,6 +346,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		return
 	}
 	c.checkReportLevels(p, exp)
+	c.expandPStates(p, exp)
 	if exp.Baseline != nil && !c.linkBaselines(p, exp, d) {
 		return
 	}
@@ -370,6 +378,66 @@ func (c *compiler) checkReportLevels(p *runtime.Plan, exp *runtime.Experiment) {
 		}
 	}
 	c.reportLevels = c.reportLevels[:0]
+}
+
+// reportFreq is a pstate metric a report names: its key, where, and the
+// frequency (0: every pstate).
+type reportFreq struct {
+	key string
+	at  lang.Range
+	hz  float64
+}
+
+// expandPStates gives `freq` alone a column per pstate of the experiment's
+// machines, fastest first, and checks that the pstates a report names
+// exist in one of them.
+func (c *compiler) expandPStates(p *runtime.Plan, exp *runtime.Experiment) {
+	var hzs []float64
+	for _, i := range exp.Runs {
+		for _, ps := range p.Runs[i].Machine.PStates {
+			if !slices.ContainsFunc(hzs, func(h float64) bool { return sameFreq(h, ps.Freq) }) {
+				hzs = append(hzs, ps.Freq)
+			}
+		}
+	}
+	slices.SortFunc(hzs, func(a, b float64) int { return cmpFloat(b, a) })
+	var names []string
+	for _, h := range hzs {
+		names = append(names, fmtFreq(h))
+	}
+	for _, f := range c.reportFreqs {
+		metric, _, _ := strings.Cut(f.key, ":")
+		switch {
+		case len(hzs) < 2:
+			c.diags.Errorf(f.at, "no machine of experiment `%s` has pstates, so `%s` has nothing to show", exp.Name, metric).
+				With("Give a machine pstates (`pstate 2.7 GHz 358 W`, `pstate 2.0 GHz 269 W`, …), or remove `%s`.", metric)
+		case f.hz > 0 && !slices.ContainsFunc(hzs, func(h float64) bool { return sameFreq(h, f.hz) }):
+			c.diags.Errorf(f.at, "no machine of experiment `%s` has a pstate at %s", exp.Name, fmtFreq(f.hz)).
+				With("Their pstates: %s.", strings.Join(names, ", "))
+		}
+	}
+	var out []string
+	for _, k := range exp.Report {
+		if m, arg, ok := strings.Cut(k, ":"); ok && arg == "" && pstateMetrics[m] {
+			for _, h := range hzs {
+				out = append(out, m+":"+runtime.PStateKey(h))
+			}
+			continue
+		}
+		out = append(out, k)
+	}
+	exp.Report = out
+	c.reportFreqs = c.reportFreqs[:0]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // linkBaselines points each run at its baseline run: the run that has the
@@ -1129,6 +1197,7 @@ func withArg(s *lang.Stmt, i int, v lang.Value) *lang.Stmt {
 func (c *compiler) report(s *lang.Stmt) []string {
 	var out []string
 	c.reportLevels = c.reportLevels[:0]
+	c.reportFreqs = c.reportFreqs[:0]
 	args := s.Args
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -1161,6 +1230,31 @@ func (c *compiler) report(s *lang.Stmt) []string {
 				}
 			}
 			out = append(out, lm+":rack")
+			continue
+		}
+		if pstateMetrics[id.Name] {
+			g, ok := lang.Value(nil), false
+			if i+1 < len(args) {
+				g, ok = args[i+1].(*lang.Group)
+			}
+			if !ok {
+				out = append(out, id.Name+":") // a column per pstate (expandPStates)
+				c.reportFreqs = append(c.reportFreqs, reportFreq{key: id.Name + ":", at: id.R})
+				continue
+			}
+			i++
+			for _, it := range g.(*lang.Group).Items {
+				if len(it) != 1 {
+					c.diags.Errorf(it[0].Range(), "`%s` takes a pstate's frequency", id.Name).
+						With("Write `%s(2.0 GHz)`, or `%s` alone for a column per pstate.", id.Name, id.Name)
+					continue
+				}
+				if hz, _, ok := c.quantity(it[0], nil, lang.Frequency, id.Name); ok {
+					key := id.Name + ":" + runtime.PStateKey(hz)
+					out = append(out, key)
+					c.reportFreqs = append(c.reportFreqs, reportFreq{key: key, at: it[0].Range(), hz: hz})
+				}
+			}
 			continue
 		}
 		if levelMetrics[id.Name] {

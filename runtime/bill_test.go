@@ -47,7 +47,7 @@ func TestWholeBill(t *testing.T) {
 			}
 			var p float64
 			for c, name := range ss.Columns {
-				if len(name) > 6 && name[:6] == "power_" {
+				if _, ok := PowerColumn(name); ok {
 					p += ss.Values[i*w+c]
 				}
 			}

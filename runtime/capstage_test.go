@@ -128,7 +128,7 @@ func TestPowercapInvariants(t *testing.T) {
 						}
 						var p float64
 						for c, name := range ss.Columns {
-							if len(name) > 6 && name[:6] == "power_" {
+							if _, ok := PowerColumn(name); ok {
 								p += ss.Values[r*k+c]
 							}
 						}
@@ -185,6 +185,10 @@ func TestMeasureWindow(t *testing.T) {
 	// In [60, 160): job 1 for 40 s × 4 cores, job 2 (50–250) for 100 s × 2.
 	if r.Launched != 0 || r.CPUSeconds != 40*4+100*2 || r.UsefulSeconds != 40*4+100*2/2.0 {
 		t.Errorf("launched %d, cpu %v core-s, useful %v; want 0, 360, 260", r.Launched, r.CPUSeconds, r.UsefulSeconds)
+	}
+	// freq: 160 of the 360 core-seconds at the top pstate, 200 at the other.
+	if got := r.PStateCoreShare; len(got) != 2 || math.Abs(got[0]-160.0/360) > 1e-12 || math.Abs(got[1]-200.0/360) > 1e-12 {
+		t.Errorf("core-time shares %v, want [4/9 5/9]", got)
 	}
 	if got := r.CPUPct; got != 100*360.0/(8*100) {
 		t.Errorf("cpu_time_pct %v, want 45", got)
@@ -310,7 +314,7 @@ func TestPowercapWindowsCoexist(t *testing.T) {
 						}
 						var p float64
 						for c, name := range ss.Columns {
-							if strings.HasPrefix(name, "power_") {
+							if _, ok := PowerColumn(name); ok {
 								p += ss.Values[r*k+c]
 							}
 						}

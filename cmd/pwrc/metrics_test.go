@@ -54,7 +54,7 @@ import "std/kunkel"
 machine racked {
   nodes 64
   level rack { size 16 node; power { fans 400 W; switch 60 W } }
-  power { off 6 W; idle 80 W; busy 250 W }
+  power { off 6 W; idle 80 W; pstate 2.7 GHz 250 W; pstate 2.0 GHz 190 W; slowdown 1.3 at 2.0 GHz }
   infrastructure 2 kW
 }
 policy capped from easy { budget 8 kW during peak; shutdown idle after 10 min }
@@ -74,8 +74,11 @@ func TestMetricsCatalogue(t *testing.T) {
 	var calls, keys []string
 	for _, c := range pwrt.ReportCatalog {
 		call, key := metricCall(c), c.Key
-		if c.Arg == pwrt.ArgLevel {
+		switch c.Arg {
+		case pwrt.ArgLevel:
 			call, key = c.Name+"(rack)", c.Key+":rack"
+		case pwrt.ArgPState:
+			call, key = c.Name+"(2.7 GHz)", c.Key+":2700"
 		}
 		calls, keys = append(calls, call), append(keys, key)
 	}
@@ -97,7 +100,11 @@ func TestMetricsCatalogue(t *testing.T) {
 	for i, key := range e.Report {
 		c := pwrt.ReportCatalog[i]
 		col := metricColumn(key, results)
-		if want := c.HeaderFor("€", "rack"); col.header != want && col.header != c.HeaderFor("k€", "rack") {
+		arg := "rack"
+		if c.Arg == pwrt.ArgPState {
+			arg = "2700"
+		}
+		if want := c.HeaderFor("€", arg); col.header != want && col.header != c.HeaderFor("k€", arg) {
 			t.Errorf("%s: header %q, want %q", key, col.header, want)
 		}
 		for _, r := range results {
@@ -114,7 +121,7 @@ func TestMetricsCatalogue(t *testing.T) {
 		if c.JSON == "" || c.Name == "nodes_off" || c.Name == "bonus" {
 			continue
 		}
-		jk := strings.Replace(c.JSON, "_L", "_rack", 1)
+		jk := strings.Replace(strings.Replace(c.JSON, "_L", "_rack", 1), "_Fmhz", "_2700mhz", 1)
 		for _, r := range results {
 			if _, found := metricsMap(r)[jk]; !found && col.cell(r) != "–" {
 				t.Errorf("%s: run %s shows %s, but its JSON has no %s", key, r.Run.Name, col.cell(r), jk)
