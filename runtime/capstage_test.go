@@ -431,3 +431,127 @@ func TestMeasureClipsCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerOptimalInTheEngine: under `mode auto` at 60 % on a
+// Curie-like machine, Alg. 1 as printed (ρ per DESIGN §8) switches nodes
+// off, while the planner that solves C1–C3 finds DVFS better at deg 1.63
+// (georgiou.md §1.3) and reserves none: jobs in the window are slowed
+// down instead, under the cap all the same.
+func TestPlannerOptimalInTheEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	nodes := 180
+	m := curieLike(nodes)
+	jobs := randomJobs(rng, 500, nodes/2, 60)
+	last := jobs[len(jobs)-1].Submit
+	notice, from := Instant{Offset: last / 3}, Instant{Offset: last / 2}
+	full := float64(nodes)*358 + 10*248 + 2*900
+	run := func(optimal bool) *sim {
+		pol := Policy{Name: "auto", Backfill: EASY, Powercaps: []Powercap{{Share: 0.6, Start: &from, Duration: 3 * 3600, Notice: &notice, Mode: CapAuto, Optimal: optimal}}}
+		s, err := simulate(jobs, &m, nodes, &pol, constPower(len(jobs), 358), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), recordStates())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	paper, optimal := run(false), run(true)
+	if w := &paper.caps.wins[0]; w.plan.Branch != pcap.BranchOff || len(w.reserved) == 0 {
+		t.Errorf("planner paper: branch %v, %d nodes reserved; want off, some", w.plan.Branch, len(w.reserved))
+	}
+	w := &optimal.caps.wins[0]
+	if w.plan.Branch != pcap.BranchDVFS || w.reserved != nil || !(w.plan.Derived > 0) {
+		t.Fatalf("planner optimal: branch %v (derived %v), %d nodes reserved; want dvfs, none", w.plan.Branch, w.plan.Derived, len(w.reserved))
+	}
+	a, b := w.from, w.to
+	slowed := 0
+	for j := range jobs {
+		if optimal.pstate[j] > 0 {
+			slowed++
+			if optimal.start[j] < notice.Offset+jobs[0].Submit || optimal.start[j] >= b {
+				t.Errorf("job %d slowed down but starts at %v, outside notice..window end", j, optimal.start[j])
+			}
+		}
+	}
+	if slowed == 0 {
+		t.Error("planner optimal slowed no job down")
+	}
+	ss := optimal.states
+	k := len(ss.Columns)
+	for r, tm := range ss.Times {
+		end := math.Inf(1)
+		if r+1 < len(ss.Times) {
+			end = ss.Times[r+1]
+		}
+		if end <= a || tm >= b {
+			continue
+		}
+		if off := ss.Values[r*k+slices.Index(ss.Columns, "off")]; off != 0 {
+			t.Fatalf("at %v s %v nodes are off under the optimal (DVFS) plan", tm, off)
+		}
+		if p := ss.Values[r*k+slices.Index(ss.Columns, "power_w")]; p > 0.6*full*(1+1e-9) {
+			t.Fatalf("at %v s the machine draws %v W, above the cap of %v W", tm, p, 0.6*full)
+		}
+	}
+}
+
+// TestCapsSetForNow: caps that apply while a rule holds (`while now.hour
+// < 12`) or during the contract's peak hours, with `running kill`, on
+// random workloads. The state series shows the cap exactly while it
+// applies, the machine never draws more than it then, and the cap
+// changes the schedule.
+func TestCapsSetForNow(t *testing.T) {
+	peak := tariff.BasePeak(tariff.Clock{}, []tariff.Window{{From: 9 * 3600, To: 17 * 3600}}, 0.3, 0.1)
+	morning := &Expr{Source: "now.hour < 12", Deps: DepNow, Bool: func(e *Env) bool { return e.Now.Hour < 12 }}
+	for seed := range uint64(3) {
+		rng := rand.New(rand.NewPCG(seed, 23))
+		nodes := 180
+		m := curieLike(nodes)
+		jobs := randomJobs(rng, 600, nodes/2, 300)
+		pw := constPower(len(jobs), 358)
+		full := float64(nodes)*358 + 10*248 + 2*900
+		easy, err := simulate(jobs, &m, nodes, &Policy{Name: "easy", Backfill: EASY}, pw, math.Inf(1), tariff.Clock{}, peak)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name    string
+			pc      Powercap
+			applies func(tm float64) bool
+		}{
+			{"while morning", Powercap{Share: 0.5, When: BudgetWhile, While: morning, Mode: CapDVFS, Kill: true},
+				func(tm float64) bool { return math.Mod(tm, 86400) < 12*3600 }},
+			{"during peak", Powercap{Share: 0.5, When: BudgetDuringPeak, Mode: CapIdle, Kill: true},
+				func(tm float64) bool { h := math.Mod(tm, 86400); return h >= 9*3600 && h < 17*3600 }},
+		} {
+			t.Run(fmt.Sprintf("seed%d/%s", seed, c.name), func(t *testing.T) {
+				pol := Policy{Name: "cap", Backfill: EASY, Powercaps: []Powercap{c.pc}}
+				s, err := simulate(jobs, &m, nodes, &pol, pw, math.Inf(1), tariff.Clock{}, peak, recordStates())
+				if err != nil {
+					t.Fatal(err)
+				}
+				ss := s.states
+				k := len(ss.Columns)
+				capCol, powerCol := slices.Index(ss.Columns, "cap_w"), slices.Index(ss.Columns, "power_w")
+				capped := 0
+				for r, tm := range ss.Times {
+					cw, p := ss.Values[r*k+capCol], ss.Values[r*k+powerCol]
+					if on := !math.IsNaN(cw); on != c.applies(tm) {
+						t.Fatalf("at %v s (hour %.2f) cap_w is %v", tm, math.Mod(tm, 86400)/3600, cw)
+					}
+					if math.IsNaN(cw) {
+						continue
+					}
+					capped++
+					if cw != 0.5*full || p > cw*(1+1e-9) {
+						t.Fatalf("at %v s the machine draws %v W under a cap of %v W", tm, p, cw)
+					}
+				}
+				if capped == 0 || slices.Equal(s.start, easy.start) {
+					t.Errorf("%d rows under the cap, schedule as EASY's: %v", capped, slices.Equal(s.start, easy.start))
+				}
+				if s.caps.excessSeconds != 0 {
+					t.Errorf("above the cap for %v s", s.caps.excessSeconds)
+				}
+			})
+		}
+	}
+}
