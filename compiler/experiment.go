@@ -1036,12 +1036,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	if okM && okP && !c.pairPolicy(run, refs, b) {
 		return false
 	}
-	if okK && okP && len(run.Policy.Powercaps) > 0 {
-		c.pairCapContract(run, refs.caps)
-	}
-	if okW && okP && len(run.Policy.Powercaps) > 0 {
-		c.pairCapTrace(run, refs.caps, b)
-	}
+
 	if okK && okP && !run.Contract.HasCarbon && readsCarbon(&run.Policy) {
 		if key := run.Policy.Name + "\x00" + run.Contract.Name; !c.noCarbon[key] {
 			c.noCarbon[key] = true
@@ -1059,7 +1054,13 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 			With("Machine `%s` takes its size from the trace (`nodes auto`); give it `nodes 128`.", run.Machine.Name)
 		return false
 	}
-	return okW && okM && okK && okP && c.errs() == before
+	ok := okW && okM && okK && okP && c.errs() == before
+	if ok && len(run.Policy.Powercaps) > 0 {
+		// Warnings only (after the count of problems: the run is fine).
+		c.pairCapContract(run, refs.caps)
+		c.pairCapTrace(run, refs.caps, b)
+	}
+	return ok
 }
 
 // account reads `account A .. B`: the window every run's energy and cost

@@ -44,7 +44,7 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 			return nil, false
 		}
 		pc.Share = f
-		if f > 1 {
+		if f > 1 && b == nil {
 			c.diags.Warnf(a[0].Range(), "a powercap of %s never binds", c.file(s).Sub(a[0].Range())).
 				With("The machine never draws more than its maximum power (100 %%: every node busy at the top pstate, every level on); give a share up to 100%%.")
 		}
@@ -171,7 +171,7 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 	if !ok {
 		return nil, false
 	}
-	if r.lowest != nil && (pc.Mode == runtime.CapShut || pc.Mode == runtime.CapIdle) {
+	if r.lowest != nil && (pc.Mode == runtime.CapShut || pc.Mode == runtime.CapIdle) && b == nil {
 		c.diags.Warnf(r.lowest.Range(), "`lowest` is ignored under `mode %s`: its jobs run at the top pstate", runtime.CapModeNames[pc.Mode]).
 			With("Remove `lowest`, or use `mode mix` (switch-off and frequencies down to `lowest`) or `mode dvfs`.")
 	}
