@@ -170,3 +170,22 @@ func validRange(r lang.Range, src lang.Sources) error {
 	}
 	return nil
 }
+
+// Warnings about powercaps (placed outside the trace, overlapping, under
+// a contract without peak hours…) leave every run in the plan.
+func TestPowercapWarningsKeepRuns(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "check", "powercap_windows.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _, opts, _ := loadArchive(t, ar)
+	res := compiler.Compile(root, opts)
+	if res.Plan == nil || len(res.Diags) == 0 {
+		t.Fatalf("plan %v, %d diagnostics", res.Plan != nil, len(res.Diags))
+	}
+	for _, e := range res.Plan.Experiments {
+		if want := map[string]int{"x": 9, "y": 1}[e.Name]; len(e.Runs) != want {
+			t.Errorf("experiment %s has %d runs, want %d", e.Name, len(e.Runs), want)
+		}
+	}
+}

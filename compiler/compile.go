@@ -76,8 +76,10 @@ type compiler struct {
 	// reportLevels are the level names the experiment being compiled
 	// reports on, checked once its runs are known.
 	reportLevels []*lang.Ident
-	sources      lang.Sources
-	diags        lang.Diagnostics
+	// reportFreqs are the pstate metrics it names (expandPStates).
+	reportFreqs []reportFreq
+	sources     lang.Sources
+	diags       lang.Diagnostics
 
 	root    *module
 	modules map[string]*module // by canonical path
@@ -103,6 +105,8 @@ type compiler struct {
 	osData   bool                  // data files are the real file system's
 	noSize   map[string]bool       // traces reported for a header without a size
 	noCarbon map[string]bool       // policy and contract pairs reported for carbon without an intensity
+	spans    map[string]*traceSpan // traces read for the span of their submissions (powercap windows)
+	reported map[string]bool       // warnings given once however many runs share their cause
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
 }
@@ -173,6 +177,8 @@ func newCompiler(opts Options) *compiler {
 		data:       map[string]*dataFile{},
 		noSize:     map[string]bool{},
 		noCarbon:   map[string]bool{},
+		spans:      map[string]*traceSpan{},
+		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
 		osData:     osData,
 	}

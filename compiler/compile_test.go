@@ -783,3 +783,25 @@ func TestSweptSeedAndWindow(t *testing.T) {
 		t.Errorf("windows %v %v", p.Runs[0].Account, p.Runs[1].Account)
 	}
 }
+
+// `freq` alone is a column per pstate of the experiment's machines,
+// fastest first; `freq(2.0 GHz)` the one.
+func TestReportFreqColumns(t *testing.T) {
+	src := `import "std/policies"
+import "std/kunkel"
+import "std/machines"
+machine two { nodes 4; power { idle 1 W; pstate 3 GHz 4 W; pstate 2.0 GHz 3 W; slowdown 1.2 at 2.0 GHz } }
+experiment e {
+  workload synthetic { jobs 10 }
+  machine [curie, two]
+  contract kunkel_fixed
+  policy easy
+  report freq, freq(2.0 GHz)
+}
+`
+	p := compileOK(t, "main.pwr", map[string]string{"main.pwr": src}, compiler.Options{})
+	want := "freq:3000 freq:2700 freq:2400 freq:2200 freq:2000 freq:1800 freq:1600 freq:1400 freq:1200 freq:2000"
+	if got := strings.Join(p.Experiments[0].Report, " "); got != want {
+		t.Errorf("report keys %s, want %s", got, want)
+	}
+}

@@ -149,7 +149,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 			}
 		}
 	}
-	var budgetAt, deferAt *lang.Stmt
+	var budgetAt, deferAt, selectAt *lang.Stmt
 	for _, cd := range chain {
 		var caps []runtime.Powercap
 		var capRefs []capRefs
@@ -260,6 +260,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 				}
 			}},
 			{name: "select", usage: "select knapsack { value job.nodes; weight job.power }` or `select in_order", decode: func(s *lang.Stmt) {
+				selectAt = s
 				if !c.args(s, 1, 1, "select knapsack` or `select in_order") {
 					return
 				}
@@ -315,7 +316,14 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 		c.diags.Warnf(r, "this admit rule reads `job.wait`, but passes run only when something happens").
 			With("A job's wait grows between events, so the rule may admit it long after it could; add `interval 1 min` to the policy to re-check as a scheduler's cycle does.")
 	}
-	if p.Budget == nil && p.Select == runtime.SelectKnapsack && b == nil {
+	if len(p.Powercaps) > 0 && p.Select == runtime.SelectKnapsack && b == nil {
+		at := d.stmt.Args[0].Range()
+		if selectAt != nil {
+			at = selectAt.Range
+		}
+		c.diags.Errorf(at, "%s has a powercap and selects by knapsack", what(d)).
+			With("Under a powercap Alg. 2 gives each starting job its frequency from the machine's power at that moment, one job after another; a knapsack picks a set of jobs at once by fixed weights, which each start would change. pwrc does not combine them: use `select in_order` (the default).")
+	} else if p.Budget == nil && p.Select == runtime.SelectKnapsack && b == nil {
 		c.diags.Warnf(d.stmt.Args[0].Range(), "%s selects by knapsack but has no `budget`", what(d)).
 			With("The knapsack chooses jobs only while a power budget applies; add e.g. `budget 50%% of baseline during peak`.")
 	}

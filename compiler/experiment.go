@@ -52,6 +52,11 @@ var levelMetrics = map[string]bool{}
 // keys are NAME:BOUND.
 var boundMetrics = map[string]bool{}
 
+// pstateMetrics take a pstate's frequency: `freq(2.0 GHz)`; without one
+// they give a column per pstate of the experiment's machines. Their keys
+// are NAME:MHz.
+var pstateMetrics = map[string]bool{}
+
 // rackMetrics are Patil & Chaudhary's names for the level metrics of a
 // level called rack: the level metric each names.
 var rackMetrics = map[string]string{}
@@ -72,6 +77,8 @@ func init() {
 			levelMetrics[c.Name] = true
 		case c.Arg == runtime.ArgBound:
 			boundMetrics[c.Name] = true
+		case c.Arg == runtime.ArgPState:
+			pstateMetrics[c.Name] = true
 		case isRack && level == "rack":
 			rackMetrics[c.Name] = metric
 		case c.Arg != "":
@@ -348,6 +355,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		return
 	}
 	c.checkReportLevels(p, exp)
+	c.expandPStates(p, exp)
 	if exp.Baseline != nil && !c.linkBaselines(p, exp, d) {
 		return
 	}
@@ -392,6 +400,66 @@ func (c *compiler) checkReportLevels(p *runtime.Plan, exp *runtime.Experiment) {
 		}
 	}
 	c.reportLevels = c.reportLevels[:0]
+}
+
+// reportFreq is a pstate metric a report names: its key, where, and the
+// frequency (0: every pstate).
+type reportFreq struct {
+	key string
+	at  lang.Range
+	hz  float64
+}
+
+// expandPStates gives `freq` alone a column per pstate of the experiment's
+// machines, fastest first, and checks that the pstates a report names
+// exist in one of them.
+func (c *compiler) expandPStates(p *runtime.Plan, exp *runtime.Experiment) {
+	var hzs []float64
+	for _, i := range exp.Runs {
+		for _, ps := range p.Runs[i].Machine.PStates {
+			if !slices.ContainsFunc(hzs, func(h float64) bool { return sameFreq(h, ps.Freq) }) {
+				hzs = append(hzs, ps.Freq)
+			}
+		}
+	}
+	slices.SortFunc(hzs, func(a, b float64) int { return cmpFloat(b, a) })
+	var names []string
+	for _, h := range hzs {
+		names = append(names, fmtFreq(h))
+	}
+	for _, f := range c.reportFreqs {
+		metric, _, _ := strings.Cut(f.key, ":")
+		switch {
+		case len(hzs) < 2:
+			c.diags.Errorf(f.at, "no machine of experiment `%s` has pstates, so `%s` has nothing to show", exp.Name, metric).
+				With("Give a machine pstates (`pstate 2.7 GHz 358 W`, `pstate 2.0 GHz 269 W`, …), or remove `%s`.", metric)
+		case f.hz > 0 && !slices.ContainsFunc(hzs, func(h float64) bool { return sameFreq(h, f.hz) }):
+			c.diags.Errorf(f.at, "no machine of experiment `%s` has a pstate at %s", exp.Name, fmtFreq(f.hz)).
+				With("Their pstates: %s.", strings.Join(names, ", "))
+		}
+	}
+	var out []string
+	for _, k := range exp.Report {
+		if m, arg, ok := strings.Cut(k, ":"); ok && arg == "" && pstateMetrics[m] {
+			for _, h := range hzs {
+				out = append(out, m+":"+runtime.PStateKey(h))
+			}
+			continue
+		}
+		out = append(out, k)
+	}
+	exp.Report = out
+	c.reportFreqs = c.reportFreqs[:0]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // linkBaselines points each run at its baseline run: the run that has the
@@ -990,6 +1058,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	if okM && okP && !c.pairPolicy(run, refs, b) {
 		return false
 	}
+
 	if okK && okP && !run.Contract.HasCarbon && readsCarbon(&run.Policy) {
 		if key := run.Policy.Name + "\x00" + run.Contract.Name; !c.noCarbon[key] {
 			c.noCarbon[key] = true
@@ -1007,7 +1076,13 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 			With("Machine `%s` takes its size from the trace (`nodes auto`); give it `nodes 128`.", run.Machine.Name)
 		return false
 	}
-	return okW && okM && okK && okP && c.errs() == before
+	ok := okW && okM && okK && okP && c.errs() == before
+	if ok && len(run.Policy.Powercaps) > 0 {
+		// Warnings only (after the count of problems: the run is fine).
+		c.pairCapContract(run, refs.caps)
+		c.pairCapTrace(run, refs.caps, b)
+	}
+	return ok
 }
 
 // account reads `account A .. B`: the window every run's energy and cost
@@ -1145,6 +1220,7 @@ func withArg(s *lang.Stmt, i int, v lang.Value) *lang.Stmt {
 func (c *compiler) report(s *lang.Stmt) []string {
 	var out []string
 	c.reportLevels = c.reportLevels[:0]
+	c.reportFreqs = c.reportFreqs[:0]
 	args := s.Args
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -1177,6 +1253,31 @@ func (c *compiler) report(s *lang.Stmt) []string {
 				}
 			}
 			out = append(out, lm+":rack")
+			continue
+		}
+		if pstateMetrics[id.Name] {
+			g, ok := lang.Value(nil), false
+			if i+1 < len(args) {
+				g, ok = args[i+1].(*lang.Group)
+			}
+			if !ok {
+				out = append(out, id.Name+":") // a column per pstate (expandPStates)
+				c.reportFreqs = append(c.reportFreqs, reportFreq{key: id.Name + ":", at: id.R})
+				continue
+			}
+			i++
+			for _, it := range g.(*lang.Group).Items {
+				if len(it) != 1 {
+					c.diags.Errorf(it[0].Range(), "`%s` takes a pstate's frequency", id.Name).
+						With("Write `%s(2.0 GHz)`, or `%s` alone for a column per pstate.", id.Name, id.Name)
+					continue
+				}
+				if hz, _, ok := c.quantity(it[0], nil, lang.Frequency, id.Name); ok {
+					key := id.Name + ":" + runtime.PStateKey(hz)
+					out = append(out, key)
+					c.reportFreqs = append(c.reportFreqs, reportFreq{key: key, at: it[0].Range(), hz: hz})
+				}
+			}
 			continue
 		}
 		if levelMetrics[id.Name] {

@@ -1,10 +1,14 @@
 package compiler
 
 import (
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // capRefs are what a powercap says about the machine it runs on, checked
@@ -13,6 +17,8 @@ type capRefs struct {
 	at     *lang.Stmt // the powercap statement
 	modeAt lang.Value // its `mode` value, if given
 	lowest lang.Value // its `lowest` value, if given
+	start  lang.Value // a reserved window's start
+	during lang.Range // `during peak`
 }
 
 // powercap reads `powercap CAP from TIME for DURATION [{ … }]`, `powercap
@@ -27,6 +33,7 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 		return nil, false
 	}
 	pc := &runtime.Powercap{}
+	r := capRefs{at: s}
 	if num, ok := c.val(a[0], b).(*lang.Number); ok && num.Unit == "%" {
 		f, _, ok := c.quantity(a[0], b, lang.Fraction, "powercap")
 		if !ok {
@@ -37,6 +44,10 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 			return nil, false
 		}
 		pc.Share = f
+		if f > 1 && b == nil {
+			c.diags.Warnf(a[0].Range(), "a powercap of %s never binds", c.file(s).Sub(a[0].Range())).
+				With("The machine never draws more than its maximum power (100 %%: every node busy at the top pstate, every level on); give a share up to 100%%.")
+		}
 	} else {
 		v, ok := c.nonNegative(a[0], b, lang.Power, "powercap")
 		if !ok {
@@ -72,6 +83,7 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 			return nil, false
 		}
 		pc.Start, pc.Duration, planned = &start, d, true
+		r.start = rest[1]
 	case rest[0].Text() == "during":
 		if len(rest) != 2 || rest[1].Text() != "peak" {
 			c.diags.Errorf(rest[0].Range().Cover(rest[len(rest)-1].Range()), "expected `during peak`").
@@ -79,6 +91,7 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 			return nil, false
 		}
 		pc.When = runtime.BudgetDuringPeak
+		r.during = rest[0].Range().Cover(rest[1].Range())
 	case rest[0].Text() == "while":
 		e := c.ruleExpr(s, 2, boolExpr, b)
 		if e == nil {
@@ -99,7 +112,6 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 		}
 		return nil, false
 	}
-	r := capRefs{at: s}
 	ok := true
 	c.decodeBlock("the powercap", s.Body, []fieldSpec{
 		{name: "mode", usage: "mode shut`, `mode dvfs`, `mode mix`, `mode idle` or `mode auto", decode: func(s *lang.Stmt) {
@@ -159,6 +171,10 @@ func (c *compiler) powercap(s *lang.Stmt, b binding, refs *[]capRefs) (*runtime.
 	if !ok {
 		return nil, false
 	}
+	if r.lowest != nil && (pc.Mode == runtime.CapShut || pc.Mode == runtime.CapIdle) && b == nil {
+		c.diags.Warnf(r.lowest.Range(), "`lowest` is ignored under `mode %s`: its jobs run at the top pstate", runtime.CapModeNames[pc.Mode]).
+			With("Remove `lowest`, or use `mode mix` (switch-off and frequencies down to `lowest`) or `mode dvfs`.")
+	}
 	if pc.Start != nil && pc.Notice != nil && pc.Notice.Date == "" && pc.Start.Date == "" && pc.Notice.Offset > pc.Start.Offset {
 		c.diags.Errorf(s.Range, "the powercap's notice comes after its window starts").
 			With("The reservation is planned at the notice; give a notice at or before the window's start.")
@@ -216,4 +232,184 @@ func (c *compiler) pairPowercaps(m *runtime.Machine, caps []runtime.Powercap, re
 		}
 	}
 	return ok
+}
+
+// pairCapContract warns of a `during peak` powercap under a contract
+// without peak hours: it never applies.
+func (c *compiler) pairCapContract(run *runtime.Run, refs []capRefs) {
+	if run.Contract.Kind == runtime.BasePeak {
+		return
+	}
+	for i := range min(len(run.Policy.Powercaps), len(refs)) {
+		pc, r := &run.Policy.Powercaps[i], refs[i]
+		key := fmt.Sprintf("peak\x00%v\x00%s", r.during, run.Contract.Name)
+		if pc.When != runtime.BudgetDuringPeak || c.reported[key] {
+			continue
+		}
+		c.reported[key] = true
+		c.diags.Warnf(r.during, "contract `%s` has no peak hours, so this powercap never applies", run.Contract.Name).
+			With("`during peak` follows the contract's peak hours (`peak 06:00..22:00 at 0.17 EUR/kWh` in a base/peak contract); under a flat or hourly price write `while RULE`, e.g. `while now.hour >= 8 && now.hour < 20`.")
+	}
+}
+
+// traceSpan is what reading a trace told the compiler about its
+// submissions (nil span: it could not be read; the runtime says why).
+type traceSpan struct {
+	span *runtime.TraceSpan
+}
+
+// spanOf reads the SWF trace of workload w for the span of its
+// submissions, once per compilation.
+func (c *compiler) spanOf(w *runtime.Workload) *runtime.TraceSpan {
+	key := w.Path + "\x00" + w.TimeZone + "\x00" + w.Start
+	if sp, ok := c.spans[key]; ok {
+		return sp.span
+	}
+	ts := &traceSpan{}
+	c.spans[key] = ts
+	rc, err := c.opts.OpenData(w.Path)
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	tr, err := workload.ReadSWF(w.Path, rc, workload.ReadOptions{SkipBadLines: true})
+	if err != nil {
+		return nil
+	}
+	sp, err := runtime.SpanOf(w, tr)
+	if err != nil || math.IsInf(sp.First, 1) {
+		return nil
+	}
+	ts.span = &sp
+	return ts.span
+}
+
+// pairCapTrace warns of a reserved powercap window that lies entirely
+// before the first submission of the run's trace (it caps nothing) or
+// after its last (it caps only the queue's tail).
+func (c *compiler) pairCapTrace(run *runtime.Run, refs []capRefs, b binding) {
+	w := &run.Workload
+	planned := false
+	for _, pc := range run.Policy.Powercaps {
+		planned = planned || pc.Start != nil
+	}
+	if !planned {
+		return
+	}
+	var sp *runtime.TraceSpan
+	if w.Kind == runtime.SWF && c.data[w.Path] != nil && c.data[w.Path].err == nil {
+		sp = c.spanOf(w)
+	}
+	if sp == nil {
+		// Without the trace's clock only offsets compare.
+		c.capOverlaps(run, refs, func(i runtime.Instant) (float64, bool) { return i.Offset, i.Date == "" })
+		return
+	}
+	c.capOverlaps(run, refs, func(i runtime.Instant) (float64, bool) {
+		t, err := sp.At(i)
+		return t, err == nil
+	})
+	first, last := sp.First, sp.Last
+	what := "the trace's"
+	if sw := w.Submitted; sw != nil {
+		if f, err := sp.At(sw.From); err == nil && f > first {
+			first, what = f, "the workload's"
+		}
+		if t, err := sp.At(sw.To); err == nil && t < last {
+			last, what = t, "the workload's"
+		}
+	}
+	for i := range min(len(run.Policy.Powercaps), len(refs)) {
+		pc, r := &run.Policy.Powercaps[i], refs[i]
+		if pc.Start == nil || r.start == nil {
+			continue
+		}
+		from, err := sp.At(*pc.Start)
+		if err != nil {
+			continue
+		}
+		to := from + pc.Duration
+		var msg string
+		switch {
+		case to <= first:
+			msg = fmt.Sprintf("this powercap window (%s .. %s) ends before %s first submission (%s): it caps nothing", sp.Local(from), sp.Local(to), what, sp.Local(first))
+		case from > last:
+			msg = fmt.Sprintf("this powercap window (%s .. %s) starts after %s last submission (%s): it caps at most the jobs still queued then", sp.Local(from), sp.Local(to), what, sp.Local(last))
+		default:
+			continue
+		}
+		key := fmt.Sprintf("span\x00%v\x00%s\x00%v", r.start.Range(), w.Path, from)
+		if c.reported[key] {
+			continue
+		}
+		c.reported[key] = true
+		d := c.diags.Warnf(r.start.Range(), "%s", msg).
+			With("Place it among the jobs: they are submitted from %s to %s (local time; %.1f d .. %.1f d after the first submission).", sp.Local(first), sp.Local(last), (first-sp.First)/86400, (last-sp.First)/86400)
+		if v := c.val(r.start, b); v != r.start {
+			d.Note(v.Range(), "the value of `%s`", r.start.Text())
+		}
+	}
+}
+
+// capOverlaps warns of reserved windows with different caps that overlap
+// (allowed: the lower cap applies while both are open). at places a
+// window's start on the trace's clock (false: it cannot say).
+func (c *compiler) capOverlaps(run *runtime.Run, refs []capRefs, at func(runtime.Instant) (float64, bool)) {
+	caps := run.Policy.Powercaps
+	full := 0.0
+	if run.Machine.Nodes > 0 {
+		full = run.Machine.FullPower(run.Machine.Nodes)
+	}
+	watts := func(pc *runtime.Powercap) (float64, string) {
+		if pc.Share > 0 {
+			return pc.Share * full, fmt.Sprintf("%g%%", 100*pc.Share)
+		}
+		return pc.Power, fmtPower(pc.Power)
+	}
+	for i := range min(len(caps), len(refs)) {
+		for k := i + 1; k < min(len(caps), len(refs)); k++ {
+			a, b := &caps[i], &caps[k]
+			if a.Start == nil || b.Start == nil || refs[k].start == nil {
+				continue
+			}
+			fa, ok1 := at(*a.Start)
+			fb, ok2 := at(*b.Start)
+			if !ok1 || !ok2 || !(fa < fb+b.Duration && fb < fa+a.Duration) {
+				continue
+			}
+			wa, na := watts(a)
+			wb, nb := watts(b)
+			if a.Share > 0 && b.Share > 0 {
+				wa, wb = a.Share, b.Share
+			} else if (a.Share > 0 || b.Share > 0) && full == 0 || a.Share == 0 && b.Share == 0 && a.Power == b.Power {
+				continue
+			}
+			if wa == wb {
+				continue
+			}
+			low := na
+			if wb < wa {
+				low = nb
+			}
+			key := fmt.Sprintf("overlap\x00%v\x00%v\x00%s", refs[i].at.Range, refs[k].at.Range, low)
+			if c.reported[key] {
+				continue
+			}
+			c.reported[key] = true
+			c.diags.Warnf(refs[k].start.Range(), "this powercap window (%s) overlaps an earlier one (%s) of policy `%s`", nb, na, run.Policy.Name).
+				With("Overlapping windows are allowed: while both are open the lower cap, %s, applies; each switches off its own nodes.", low).
+				Note(refs[i].start.Range(), "the earlier window")
+		}
+	}
+}
+
+// fmtPower writes a power as scenarios do: 950 W, 1.5 kW, 2.3 MW.
+func fmtPower(w float64) string {
+	switch a := math.Abs(w); {
+	case a >= 1e6:
+		return strconv.FormatFloat(w/1e6, 'g', 4, 64) + " MW"
+	case a >= 1e3:
+		return strconv.FormatFloat(w/1e3, 'g', 4, 64) + " kW"
+	}
+	return strconv.FormatFloat(w, 'g', 4, 64) + " W"
 }

@@ -3,7 +3,6 @@ package runtime
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -63,7 +62,7 @@ func TestWholeBill(t *testing.T) {
 				}
 				var p, pj float64
 				for c, name := range ss.Columns {
-					if strings.HasPrefix(name, "power_") {
+					if _, ok := PowerColumn(name); ok {
 						p += ss.Values[i*w+c]
 					}
 					if name == "power_busy_w" {

@@ -146,20 +146,26 @@ type budgetPass struct {
 	skipped   int
 }
 
-// weigh is job j's weight if it may start now: its budget weight, within
-// the budget's headroom; under a powercap its power increment at the
-// pstate Alg. 2 gives it (which it then starts at).
-func (s *sim) weigh(j int32) (float64, bool) {
+// weigh is job j's weight if it may start now, and the pstate it would
+// start at: its budget weight, within the budget's headroom; under a
+// powercap its power increment at the pstate Alg. 2 gives it. It changes
+// nothing: startAt starts the job at that pstate.
+func (s *sim) weigh(j int32) (float64, int, bool) {
 	if s.caps == nil {
 		w := s.weightOf(j)
-		return w, w <= s.headroom()
+		return w, int(s.pstate[j]), w <= s.headroom()
 	}
-	w, p, ok := s.caps.fit(s, j)
-	if ok {
+	return s.caps.fit(s, j)
+}
+
+// startAt starts job j at pstate p (under a powercap: the one weigh gave;
+// otherwise the frequency stage decides), charging weight w.
+func (s *sim) startAt(j int32, w float64, p int) {
+	if s.caps != nil {
 		s.pstate[j] = uint8(p)
 		s.jw[j] = s.jobPower(j, p)
 	}
-	return w, ok
+	s.startWeighted(j, w)
 }
 
 // headNeed is the weight EASY reserves for a waiting head: its budget
@@ -170,10 +176,13 @@ func (s *sim) headNeed(j int32) float64 {
 	if s.caps == nil {
 		return s.weightOf(j)
 	}
-	cap, lowest, _ := s.caps.capOf(s, j)
+	top := s.freq.at(s, j)
+	_, lowest, _ := s.caps.capOf(s, j, top)
+	p := max(lowest, top)
+	cap, _, _ := s.caps.capOf(s, j, p)
 	s.budget = cap - (s.caps.power - s.commitW)
 	// Its nodes are not free yet: they will be idle ones when it starts.
-	return s.jobPower(j, max(lowest, s.freq.at(s, j))) - float64(s.alloc[j])*s.machine.Power.Idle
+	return s.jobPower(j, p) - float64(s.alloc[j])*s.machine.Power.Idle
 }
 
 // cappedPass is a scheduling pass while a powercap bears on some job: a
@@ -201,6 +210,7 @@ func (s *sim) budgetedPass() bool {
 	started := 0
 	first := len(s.queue) // the first queue position started: compaction starts there
 	full := true          // the knapsack's window is full
+	// (check refuses a knapsack under a powercap)
 	if s.pol.Select == SelectKnapsack && s.caps == nil {
 		started, first, full = s.knapsackSelect(&free)
 	} else {
@@ -214,11 +224,11 @@ func (s *sim) budgetedPass() bool {
 				if nn > free {
 					break heads
 				}
-				wt, ok := s.weigh(j)
+				wt, p, ok := s.weigh(j)
 				if !ok {
 					break heads
 				}
-				s.startWeighted(j, wt)
+				s.startAt(j, wt, p)
 				free -= nn
 				started++
 				first = min(first, k) // (a position in scan mode's one batch)
@@ -354,13 +364,29 @@ func (s *sim) backfillBudgetEASY(b []int32, free int) int {
 			if nn > free || s.status[j] != 0 || !s.admitted(j) {
 				continue
 			}
-			wt, ok := s.weigh(j)
+			boot := 0.0
+			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
+				boot = s.machine.BootTime // it waits for off nodes to boot
+			}
+			var endEst float64
+			if s.caps != nil {
+				// Alg. 2 may slow it down, never speed it up: a job that
+				// would end after the shadow time at the frequency stage's
+				// pstate and has no extra nodes cannot start, at any
+				// pstate (and is not weighed: its increment costs a walk
+				// over the nodes it would get).
+				if nn > bp.extra && s.now+s.estAt(j, s.freq.at(s, j))+boot > bp.shadow {
+					continue
+				}
+			} else {
+				endEst = s.now + s.estimate(j) + boot
+			}
+			wt, p, ok := s.weigh(j)
 			if !ok {
 				continue
 			}
-			endEst := s.now + s.estimate(j)
-			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
-				endEst += s.machine.BootTime
+			if s.caps != nil {
+				endEst = s.now + s.estAt(j, p) + boot // at the pstate Alg. 2 chose
 			}
 			switch {
 			case endEst <= bp.shadow:
@@ -370,7 +396,7 @@ func (s *sim) backfillBudgetEASY(b []int32, free int) int {
 			default:
 				continue
 			}
-			s.startWeighted(j, wt)
+			s.startAt(j, wt, p)
 			free -= nn
 			started++
 			if free == 0 || s.headroom() < bp.minWeight {
@@ -406,15 +432,15 @@ func (s *sim) backfillBudgetGreedy(w *walk, free int) int {
 			continue
 		}
 		nn := int(s.alloc[j])
-		wt, ok := 0.0, false
+		wt, p, ok := 0.0, 0, false
 		if nn <= free {
-			wt, ok = s.weigh(j)
+			wt, p, ok = s.weigh(j)
 		}
 		if !ok {
 			bp.skipped++
 			continue
 		}
-		s.startWeighted(j, wt)
+		s.startAt(j, wt, p)
 		free -= nn
 		started++
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pwrc/pwrc/runtime/alloc"
 	"github.com/pwrc/pwrc/runtime/machine"
 	pcap "github.com/pwrc/pwrc/runtime/powercap"
 	"github.com/pwrc/pwrc/runtime/tariff"
@@ -48,8 +49,9 @@ type capWindow struct {
 	lowest   int     // the lowest pstate jobs may run at under this cap
 	phase    uint8   // planned windows: 0 before the notice, 1 noticed, 2 open, 3 over
 	plan     pcap.Plan
-	hasPlan  bool // a plan was made
-	reserved []int32
+	hasPlan  bool    // a plan was made
+	id       int     // its switch-off reservation's id in the machine (−1: none)
+	reserved []int32 // the nodes it reserved, nil if none
 }
 
 // capStage holds a run's powercaps and what they have done.
@@ -58,6 +60,7 @@ type capStage struct {
 	table *machine.Table // nil: counted nodes (no planned switch-off)
 	full  float64        // P_full, W
 	power float64        // the machine's power now, kept up to date in capped passes
+	freed float64        // the most a free node draws (idle or off), W
 
 	// Figures for metrics.
 	excessSeconds float64 // time above the cap in force
@@ -72,12 +75,13 @@ type capStage struct {
 // count from origin, the cleaned trace's first submission) and checks them
 // against the machine.
 func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) {
-	cs := &capStage{full: s.model.Full()}
+	cs := &capStage{full: s.model.Full(), freed: math.Max(s.machine.Power.Idle, s.machine.Power.Off)}
 	cs.table, _ = s.mach.(*machine.Table)
 	first := s.jobs[0].Submit
+	ids := 0
 	for i := range s.pol.Powercaps {
 		pc := &s.pol.Powercaps[i]
-		w := capWindow{pc: pc, cap: pc.Power, from: math.Inf(-1), to: math.Inf(1), notice: math.Inf(-1)}
+		w := capWindow{pc: pc, cap: pc.Power, from: math.Inf(-1), to: math.Inf(1), notice: math.Inf(-1), id: -1}
 		if pc.Share > 0 {
 			w.cap = pc.Share * cs.full
 		}
@@ -116,8 +120,30 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 			if w.from > s.jobs[len(s.jobs)-1].Submit {
 				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap window from %s starts after the last submission", s.pol.Name, pc.Start))
 			}
+			if pc.Mode != CapDVFS && pc.Mode != CapIdle {
+				if ids == 64 {
+					return nil, fmt.Errorf("policy %s: more than 64 powercap windows switch nodes off", s.pol.Name)
+				}
+				w.id = ids
+				ids++
+			}
 		}
 		cs.wins = append(cs.wins, w)
+	}
+	// Overlapping windows: the lowest cap applies while several are open.
+	for i := range cs.wins {
+		a := &cs.wins[i]
+		for k := i + 1; k < len(cs.wins); k++ {
+			b := &cs.wins[k]
+			if a.planned && b.planned && a.from < b.to && b.from < a.to && a.cap != b.cap {
+				lo := a
+				if b.cap < a.cap {
+					lo = b
+				}
+				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap windows at %s (%s) and at %s (%s) overlap; while both are open the lower, %s, applies",
+					s.pol.Name, a.pc.Start, watts(a.cap), b.pc.Start, watts(b.cap), watts(lo.cap)))
+			}
+		}
 	}
 	return cs, nil
 }
@@ -168,45 +194,51 @@ func (cs *capStage) next(now float64) float64 {
 // step moves planned windows through their phases at now: plan and
 // reserve at the notice, switch off at the start (and kill jobs if the
 // cap says so), boot and release at the end; while a window is open,
-// reserved nodes switch off as soon as they are idle.
+// its reserved nodes switch off as soon as they are idle. Each phase is
+// taken by every window before the next, so that a window ending as
+// another starts leaves their shared nodes off.
 func (cs *capStage) step(s *sim) {
 	for i := range cs.wins {
-		w := &cs.wins[i]
-		if !w.planned {
-			if w.pc.Kill && w.applies(s) {
-				cs.kill(s, w.cap)
-			}
-			continue
+		if w := &cs.wins[i]; !w.planned && w.pc.Kill && w.applies(s) {
+			cs.kill(s, w.cap)
 		}
-		if w.phase == 0 && s.now >= w.notice {
+	}
+	for i := range cs.wins {
+		if w := &cs.wins[i]; w.planned && w.phase == 0 && s.now >= w.notice {
 			w.phase = 1
 			s.changed = true
 			cs.reserve(s, w)
 		}
-		if w.phase == 1 && s.now >= w.from {
+	}
+	for i := range cs.wins {
+		if w := &cs.wins[i]; w.planned && w.phase == 1 && s.now >= w.from {
 			w.phase = 2
 			s.changed = true
 			if w.pc.Kill {
 				cs.kill(s, w.cap)
 			}
 		}
-		if w.phase == 2 && s.now >= w.to {
+	}
+	for i := range cs.wins {
+		if w := &cs.wins[i]; w.planned && w.phase == 2 && s.now >= w.to {
 			w.phase = 3
 			s.changed = true
 			if cs.table != nil && w.reserved != nil {
-				if n := cs.table.BootReserved(s.machine.BootTime > 0, s.now); n > 0 && s.machine.BootTime > 0 {
+				if n := cs.table.BootReserved(w.id, cs.open(), s.machine.BootTime > 0, s.now); n > 0 && s.machine.BootTime > 0 {
 					s.shutSeq++
 					id := -s.shutSeq
 					s.insertRunning(running{est: s.now + s.machine.BootTime, nodes: int32(n), id: id})
 					s.push(event{t: s.now + s.machine.BootTime, kind: evBootIdle, job: id, n: int32(n)})
 				}
-				cs.table.Unreserve()
+				cs.table.Unreserve(w.id)
 				s.stale = true
 			}
 		}
-		if w.phase == 2 && cs.table != nil && w.reserved != nil {
+	}
+	for i := range cs.wins {
+		if w := &cs.wins[i]; w.planned && w.phase == 2 && cs.table != nil && w.reserved != nil {
 			d := s.machine.ShutdownTime
-			if n := cs.table.SwitchOffReserved(d > 0); n > 0 {
+			if n := cs.table.SwitchOffReserved(w.id, d > 0); n > 0 {
 				s.changed, s.stale = true, true
 				if d > 0 { // (they come back only after the window: no entry for EASY)
 					s.push(event{t: s.now + d, kind: evCapShutDone, n: int32(n)})
@@ -214,6 +246,17 @@ func (cs *capStage) step(s *sim) {
 			}
 		}
 	}
+}
+
+// open is the mask of the reservations of the windows open now.
+func (cs *capStage) open() uint64 {
+	var m uint64
+	for i := range cs.wins {
+		if w := &cs.wins[i]; w.phase == 2 && w.reserved != nil {
+			m |= 1 << w.id
+		}
+	}
+	return m
 }
 
 // machineOf is the machine as the planner sees it.
@@ -263,11 +306,23 @@ func (cs *capStage) reserve(s *sim, w *capWindow) {
 	}
 	// Free times: idle and off nodes now, busy ones at their jobs'
 	// estimated ends; anything free by the window's start is as good.
+	// Nodes another window reserves while this one is open come first:
+	// they are off then anyway.
+	var shared uint64
+	for k := range cs.wins {
+		if v := &cs.wins[k]; v != w && v.reserved != nil && v.phase <= 2 && v.from < w.to && w.from < v.to {
+			shared |= 1 << v.id
+		}
+	}
+	other := cs.table.Reserved(shared)
 	cs.holder = cs.table.HolderOf(cs.holder)
 	cs.freeAt = cs.freeAt[:0]
-	for _, j := range cs.holder {
+	for i, j := range cs.holder {
 		t := w.from
-		if j >= 0 {
+		switch {
+		case other != nil && other.Has(i):
+			t = math.Inf(-1)
+		case j >= 0:
 			t = math.Max(t, s.start[j]+s.runEst(j))
 		}
 		cs.freeAt = append(cs.freeAt, t)
@@ -282,7 +337,7 @@ func (cs *capStage) reserve(s *sim, w *capWindow) {
 		ids = append(ids, int32(i))
 	}
 	w.reserved = ids
-	cs.table.Reserve(ids)
+	cs.table.Reserve(w.id, ids)
 }
 
 // kill stops the most recently started jobs until the machine's power is
@@ -316,7 +371,9 @@ func (cs *capStage) kill(s *sim, cap float64) {
 		s.mach.Release(j, s.use(j), s.now)
 		s.done++
 		s.changed, s.stale = true, true
-		cs.killed++
+		if !s.measured || s.now >= s.accFrom && s.now < s.accTo {
+			cs.killed++ // (over a measure window, those killed in it)
+		}
 	}
 }
 
@@ -332,18 +389,26 @@ func (cs *capStage) constrains(s *sim) bool {
 	return false
 }
 
-// capOf is job j's cap if it started now, the mode's lowest pstate under
-// it, and whether it must avoid reserved nodes: the lowest cap applying
-// now or over a noticed window its walltime overlaps (+Inf: none).
-func (cs *capStage) capOf(s *sim, j int32) (cap float64, lowest int, avoid bool) {
+// capOf is job j's cap if it started now at pstate p, the mode's lowest
+// pstate under it, and the reservations it must avoid: the lowest cap
+// applying now or over a noticed window its walltime at p (× s(p))
+// overlaps (+Inf: none), and those windows' reservations. At the top
+// pstate the walltime is the trace's (SLURM's test); a job slowed down
+// holds its nodes longer and must keep off the windows it then reaches.
+func (cs *capStage) capOf(s *sim, j int32, p int) (cap float64, lowest int, avoid uint64) {
 	cap, lowest = math.Inf(1), len(s.stretch)-1
 	end := s.now + s.jobs[j].Walltime
+	if p > 0 {
+		end = s.now + s.jobs[j].Walltime*s.stretch[p]
+	}
 	for i := range cs.wins {
 		w := &cs.wins[i]
 		on := false
 		if w.planned {
 			on = w.phase >= 1 && w.phase <= 2 && s.now < w.to && end > w.from
-			avoid = avoid || on && w.reserved != nil
+			if on && w.reserved != nil {
+				avoid |= 1 << w.id
+			}
 		} else {
 			on = w.applies(s)
 		}
@@ -369,7 +434,7 @@ func (cs *capStage) capAt(s *sim) float64 {
 }
 
 // delta is job j's power increment at pstate p on the nodes it would get.
-func (cs *capStage) delta(s *sim, j int32, p int, avoid bool) float64 {
+func (cs *capStage) delta(s *sim, j int32, p int, avoid uint64) float64 {
 	u := s.use(j)
 	u.W, u.PState, u.Avoid = s.jobPower(j, p), p, avoid
 	return s.mach.PowerDelta(u, s.machine.BootTime > 0)
@@ -377,45 +442,76 @@ func (cs *capStage) delta(s *sim, j int32, p int, avoid bool) float64 {
 
 // fit is Alg. 2: the pstate job j starts at now, and its increment, or
 // ok false if it fits at none (or, avoiding reserved nodes, lacks nodes).
-// Unconstrained jobs start at the frequency stage's pstate.
+// Unconstrained jobs start at the frequency stage's pstate. At each
+// pstate q the job's cap and the reservations it avoids are those of its
+// walltime at q (capOf): a slower pstate may reach a window the top one
+// does not, whose cap then applies too.
 func (cs *capStage) fit(s *sim, j int32) (w float64, p int, ok bool) {
-	cap, lowest, avoid := cs.capOf(s, j)
 	top := s.freq.at(s, j)
-	if avoid && cs.table != nil && int(s.alloc[j]) > cs.table.Available(true) || int(s.alloc[j]) > s.cnt.Free() {
-		return 0, 0, false
-	}
+	cap, lowest, avoid := cs.capOf(s, j, top)
 	if math.IsInf(cap, 1) {
-		return cs.delta(s, j, top, avoid), top, true
+		if int(s.alloc[j]) > s.cnt.Free() {
+			return 0, 0, false
+		}
+		return cs.delta(s, j, top, 0), top, true
 	}
 	lowest = max(lowest, top)
-	room := cap - cs.power
+	// A bound first: at any pstate its increment is at least its power
+	// at the slowest it may run at less the most its nodes draw now (idle,
+	// or off), and its cap is at most the one at the top pstate.
+	if s.jobPower(j, lowest)-float64(s.alloc[j])*cs.freed > cap-cs.power {
+		return 0, 0, false
+	}
 	from := top
-	if cs.fitIdle(s, j) {
+	if cs.fitIdle(s, j, cap) {
 		// SLURM's "optimal CPU frequency": the fastest at which every idle
 		// node could run under the cap; then down until the job fits.
-		idle := float64(s.cnt.Idle)
-		if avoid && cs.table != nil && cs.table.Reserved() != nil {
-			idle -= float64(cs.table.State().IdleSet().AndCount(cs.table.Reserved()))
-		}
 		from = lowest
 		for q := top; q <= lowest; q++ {
-			if cs.power+idle*(s.model.BusyPower(q)-s.machine.Power.Idle) <= cap {
+			c, _, av := cs.capOf(s, j, q)
+			idle := float64(s.cnt.Idle)
+			if r := cs.reservedOf(av); r != nil {
+				idle -= float64(cs.table.State().IdleSet().AndCount(r))
+			}
+			if cs.power+idle*(s.model.BusyPower(q)-s.machine.Power.Idle) <= c {
 				from = q
 				break
 			}
 		}
 	}
 	for q := from; q <= lowest; q++ {
-		if d := cs.delta(s, j, q, avoid); d <= room {
+		if q > top {
+			cap, _, avoid = cs.capOf(s, j, q)
+		}
+		if !cs.hasNodes(s, j, avoid) {
+			continue
+		}
+		if d := cs.delta(s, j, q, avoid); d <= cap-cs.power {
 			return d, q, true
 		}
 	}
 	return 0, 0, false
 }
 
-// fitIdle says whether the cap bearing on job j uses SLURM's rule.
-func (cs *capStage) fitIdle(s *sim, j int32) bool {
-	c, _, _ := cs.capOf(s, j)
+// hasNodes reports whether job j finds its nodes now avoiding the
+// reservations in avoid.
+func (cs *capStage) hasNodes(s *sim, j int32, avoid uint64) bool {
+	if avoid != 0 && cs.table != nil {
+		return int(s.alloc[j]) <= cs.table.Available(avoid)
+	}
+	return int(s.alloc[j]) <= s.cnt.Free()
+}
+
+// reservedOf is the union of the reservations in avoid (nil: none).
+func (cs *capStage) reservedOf(avoid uint64) *alloc.Bitset {
+	if avoid == 0 || cs.table == nil {
+		return nil
+	}
+	return cs.table.Reserved(avoid)
+}
+
+// fitIdle says whether the cap c bearing on a job uses SLURM's rule.
+func (cs *capStage) fitIdle(s *sim, j int32, c float64) bool {
 	for i := range cs.wins {
 		if cs.wins[i].cap == c {
 			return cs.wins[i].pc.Fit == FitIdle
@@ -436,7 +532,11 @@ func (cs *capStage) planNotes(s *sim) []string {
 		var groups []string
 		for l := len(p.Groups.Count) - 1; l >= 0; l-- {
 			if n := p.Groups.Count[l]; n > 0 {
-				groups = append(groups, fmt.Sprintf("%d %s", n, s.machine.Levels[l].Name))
+				name := s.machine.Levels[l].Name
+				if n > 1 && !strings.HasSuffix(name, "s") { // (11 racks, 2 chassis)
+					name += "s"
+				}
+				groups = append(groups, fmt.Sprintf("%d %s", n, name))
 			}
 		}
 		if n := p.Groups.Singles; n == 1 {
@@ -458,9 +558,18 @@ func (cs *capStage) planNotes(s *sim) []string {
 // observe accounts the time the machine spends above the cap in force,
 // from now to t at power p (only jobs started before a notice, or before
 // a cap set for now began, can put it there).
+// Over a measure window, only the time inside it counts, like the other
+// measure metrics.
 func (cs *capStage) observe(s *sim, t, p float64) {
+	a, b := s.now, t
+	if s.measured {
+		a, b = math.Max(a, s.accFrom), math.Min(b, s.accTo)
+	}
+	if b <= a {
+		return
+	}
 	if c := cs.capAt(s); p > c*(1+1e-9) {
-		cs.excessSeconds += t - s.now
+		cs.excessSeconds += b - a
 		cs.excessMax = math.Max(cs.excessMax, p-c)
 	}
 }

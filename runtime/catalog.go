@@ -1,6 +1,9 @@
 package runtime
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // ReportColumn is one column a `report` statement can ask for: the
 // catalogue of them (ReportCatalog) is what the compiler checks `report`
@@ -39,6 +42,11 @@ const ArgLevel = "LEVEL"
 // ArgBound is the Arg of a metric that takes a number, a bound it counts
 // against (`sla_violations(100)`); its keys are NAME:BOUND.
 const ArgBound = "S"
+
+// ArgPState is the Arg of a metric that takes a pstate's frequency
+// (`freq(2.0 GHz)`); its key is followed by ":" and the frequency in MHz
+// (freq:2000).
+const ArgPState = "PSTATE"
 
 // ReportCatalog lists every column `report` can ask for, metric by metric
 // in the order `pwrc check` names them, each metric's parenthesised
@@ -164,6 +172,8 @@ var ReportCatalog = func() []ReportColumn {
 			Doc: "hours those jobs waited under a pending deferral (from the decision to the job's next decision, its start, or the pass that found it no longer fits), summed; under `then commit` Σ chosen start − decision time; – without `defer`"},
 		{Name: "deadline_starts", Header: "Deadline\nstarts", JSON: "deadline_starts",
 			Doc: "jobs started at once because they had waited past the defer stage's deadline; – without `defer`"},
+		{Name: "freq", Arg: ArgPState, Header: "{pstate}\ncore-time %", Unit: "%", JSON: "freq_core_share_Fmhz",
+			Doc: "share of the jobs' core-time (cores × time, over the accounted span: the measure window with `measure`) spent at the pstate; `freq` alone gives a column per pstate of the experiment's machines; a fraction in JSON (F the frequency in MHz); – for a machine without that pstate"},
 		{Name: "nodes_off", Header: "Nodes off\nmean", JSON: "nodes_off_mean",
 			Doc: "time-average of the nodes switched off over the accounted span (in JSON with powercaps)"},
 		{Name: "bonus", Header: "Bonus\nkW", Unit: "kW", JSON: "bonus_kw",
@@ -277,7 +287,7 @@ func find(c []ReportColumn, name string) ReportColumn {
 func ReportColumnOf(key string) (col ReportColumn, arg string, ok bool) {
 	metric, arg, hasArg := strings.Cut(key, ":")
 	for _, c := range ReportCatalog {
-		if c.Key == metric && (c.Arg == ArgLevel || c.Arg == ArgBound) == hasArg {
+		if c.Key == metric && (c.Arg == ArgLevel || c.Arg == ArgBound || c.Arg == ArgPState) == hasArg {
 			return c, arg, true
 		}
 	}
@@ -285,14 +295,18 @@ func ReportColumnOf(key string) (col ReportColumn, arg string, ok bool) {
 }
 
 // HeaderFor is a column's header in a table whose money is shown in
-// money (€, k€); level is the level a level metric describes, or the
-// bound of a metric that takes one.
+// money (€, k€); level is the level a level metric describes, the bound
+// of a metric that takes one, or the frequency in MHz a pstate metric
+// describes.
 func (c ReportColumn) HeaderFor(money, level string) string {
-	if c.Arg == ArgBound {
+	switch c.Arg {
+	case ArgBound:
 		if level == "" {
 			level = ArgBound // the listing of metrics: `SLA viol. > S %`
 		}
 		return strings.NewReplacer("{money}", money, "{bound}", level).Replace(c.Header)
+	case ArgPState:
+		return strings.NewReplacer("{money}", money, "{pstate}", PStateLabel(level)).Replace(c.Header)
 	}
 	name := level
 	if name == "" {
@@ -304,3 +318,19 @@ func (c ReportColumn) HeaderFor(money, level string) string {
 	name = strings.ToUpper(name[:1]) + name[1:]
 	return strings.NewReplacer("{money}", money, "{levels}", name).Replace(c.Header)
 }
+
+// PStateLabel writes a frequency in MHz (a pstate metric's key) as a
+// scenario does: "2000" is 2 GHz; anything else is left as it is.
+func PStateLabel(mhz string) string {
+	f, err := strconv.ParseFloat(mhz, 64)
+	switch {
+	case err != nil || mhz == "":
+		return "PSTATE"
+	case f >= 1000:
+		return strconv.FormatFloat(f/1000, 'g', 6, 64) + " GHz"
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64) + " MHz"
+}
+
+// PStateKey is a frequency in Hz as a pstate metric's key gives it: MHz.
+func PStateKey(hz float64) string { return strconv.FormatFloat(hz/1e6, 'f', -1, 64) }

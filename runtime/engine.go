@@ -353,6 +353,13 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	return s, nil
 }
 
+// FullPower is the machine's maximum power on nodes nodes (P_full: every
+// node busy at the top pstate, every level on, the infrastructure), what
+// a powercap's share is of.
+func (m *Machine) FullPower(nodes int) float64 {
+	return machine.NewModel(machineSpec(m, nodes)).Full()
+}
+
 // machineSpec is what the machine model needs of a plan's machine.
 func machineSpec(m *Machine, nodes int) machine.Spec {
 	sp := machine.Spec{
@@ -699,8 +706,8 @@ func (s *sim) free() int {
 // startJob starts job j now (or when its nodes have booted).
 func (s *sim) startJob(j int32) {
 	if s.caps != nil { // unconstrained: the frequency stage's pstate
-		w, _ := s.weigh(j)
-		s.startWeighted(j, w)
+		w, p, _ := s.weigh(j)
+		s.startAt(j, w, p)
 		return
 	}
 	if s.wt != nil {
@@ -733,7 +740,7 @@ func (s *sim) startNodes(j int32) {
 	}
 	u := s.use(j)
 	if s.caps != nil {
-		_, _, u.Avoid = s.caps.capOf(s, j)
+		_, _, u.Avoid = s.caps.capOf(s, j, int(s.pstate[j]))
 	}
 	if booting := s.mach.Take(j, u, estEnd, boot); booting > 0 {
 		ts += s.machine.BootTime
@@ -757,24 +764,33 @@ func (s *sim) startNodes(j int32) {
 }
 
 // runEst is job j's estimated run time at the pstate it runs at.
-func (s *sim) runEst(j int32) float64 {
-	if s.freq.kind == FreqRule && s.pstate[j] > 0 {
-		return s.est[j] * s.stretch[s.pstate[j]]
+func (s *sim) runEst(j int32) float64 { return s.estAt(j, int(s.pstate[j])) }
+
+// estAt is job j's estimated run time at pstate p: its walltime (or run
+// time, with exact estimates) × s(p). A job runs its run time × s(f), and
+// its walltime stretches with it (georgiou.md A7), so every estimate of
+// a job at p — a running job's end for EASY, a backfill candidate's end,
+// a planner's free time — is stretched alike, whoever chose p.
+func (s *sim) estAt(j int32, p int) float64 {
+	if p == s.freq.fixedPState() {
+		return s.est[j] // (stretched to the fixed pstate when set)
 	}
-	return s.est[j]
+	e := s.jobs[j].Walltime
+	if s.pol.Estimate == Exact {
+		e = s.jobs[j].Runtime
+	}
+	if p > 0 {
+		e *= s.stretch[p]
+	}
+	return e
 }
 
-// estimate is job j's estimated run time if it started now.
+// estimate is job j's estimated run time if it started now at the pstate
+// the frequency stage gives it. (Under a powercap, a capped pass asks
+// runEst once Alg. 2 has chosen the pstate: see backfillBudgetEASY.)
 func (s *sim) estimate(j int32) float64 {
 	if s.freq.kind == FreqRule {
-		return s.estimateByRule(j)
-	}
-	return s.est[j]
-}
-
-func (s *sim) estimateByRule(j int32) float64 {
-	if p := s.freq.at(s, j); p > 0 {
-		return s.est[j] * s.stretch[p]
+		return s.estAt(j, s.freq.at(s, j))
 	}
 	return s.est[j]
 }

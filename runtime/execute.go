@@ -464,29 +464,75 @@ func budgetFor(run *Run, baseline *Result, tar tariff.Tariff) (float64, []string
 // UnixStartTime and TimeZoneString, unless the scenario overrides them.
 func clockFor(run *Run, info WorkloadInfo, ld *loader) (tariff.Clock, []string, error) {
 	var notes []string
-	c := tariff.Clock{Epoch: info.Epoch, Loc: time.UTC}
-	zone := run.Workload.TimeZone
-	if zone == "" {
-		zone = info.Zone
-	}
-	if zone != "" {
-		loc, err := tariff.LoadLocation(zone)
-		if err != nil {
-			return c, nil, fmt.Errorf("time zone %q: %w", zone, err)
-		}
-		c.Loc = loc
-	}
-	if run.Workload.Start != "" {
-		t, err := time.ParseInLocation("2006-01-02T15:04:05", run.Workload.Start, c.Loc)
-		if err != nil {
-			return c, nil, err
-		}
-		c.Epoch = t.Unix()
+	c, err := traceClock(&run.Workload, info.Epoch, info.Zone)
+	if err != nil {
+		return c, nil, err
 	}
 	if run.Contract.Kind != Flat && info.Epoch == 0 && run.Workload.Start == "" && run.Workload.Kind == SWF {
 		notes = append(notes, fmt.Sprintf("%s has no UnixStartTime: tariff hours assume the trace starts at 1970-01-01 00:00 %s; set `start` in the workload to fix", info.Name, c.Loc))
 	}
 	return c, notes, nil
+}
+
+// traceClock is a trace's clock: the header's start time (epoch) and
+// zone, unless the workload overrides them.
+func traceClock(w *Workload, epoch int64, zone string) (tariff.Clock, error) {
+	c := tariff.Clock{Epoch: epoch, Loc: time.UTC}
+	if w.TimeZone != "" {
+		zone = w.TimeZone
+	}
+	if zone != "" {
+		loc, err := tariff.LoadLocation(zone)
+		if err != nil {
+			return c, fmt.Errorf("time zone %q: %w", zone, err)
+		}
+		c.Loc = loc
+	}
+	if w.Start != "" {
+		t, err := time.ParseInLocation("2006-01-02T15:04:05", w.Start, c.Loc)
+		if err != nil {
+			return c, err
+		}
+		c.Epoch = t.Unix()
+	}
+	return c, nil
+}
+
+// TraceSpan is when an SWF trace's jobs are submitted, on its clock, for
+// the compiler's checks of windows placed on it (a powercap's).
+type TraceSpan struct {
+	First, Last float64 // the first and last submission, trace seconds
+	Clock       tariff.Clock
+}
+
+// SpanOf is trace tr's span as workload w reads it (its zone and start
+// overrides; the records as they are, before cleaning and cuts).
+func SpanOf(w *Workload, tr *workload.Trace) (TraceSpan, error) {
+	zone := tr.Header.TimeZoneString
+	if zone == "" && tr.Header.HasTimeZone {
+		zone = fixedZone(tr.Header.TimeZone)
+	}
+	c, err := traceClock(w, tr.Header.UnixStartTime, zone)
+	sp := TraceSpan{First: math.Inf(1), Last: math.Inf(-1), Clock: c}
+	for _, r := range tr.Records {
+		if r.Submit >= 0 {
+			sp.First, sp.Last = math.Min(sp.First, r.Submit), math.Max(sp.Last, r.Submit)
+		}
+	}
+	return sp, err
+}
+
+// At places an instant on the span's clock: a local date, or an offset
+// after the first submission.
+func (sp *TraceSpan) At(i Instant) (float64, error) {
+	win := Window{From: i, To: Instant{Offset: math.Inf(1)}}
+	f, _, err := win.submitWindow(sp.Clock, sp.First)
+	return f, err
+}
+
+// Local is trace time t as a local date, as a scenario writes it.
+func (sp *TraceSpan) Local(t float64) string {
+	return sp.Clock.Time(t).Format("2006-01-02 15:04")
 }
 
 // tariffFor builds the run's tariff. An hourly series starts at local

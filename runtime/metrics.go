@@ -91,6 +91,7 @@ type Metrics struct {
 	CPUPct, EnergyPct         float64 // of the machine's cores × window, of P_full × window
 	NodesOffMean, BonusW      float64
 	PStateShare               []float64    // share of busy node-time per pstate
+	PStateCoreShare           []float64    // share of the jobs' core-time per pstate, over the accounted span
 	PStates                   []PStateStat // per pstate, highest first (machines with pstates)
 	Theory                    Theory       // Kunkel et al.'s analysis of the run, if HasTheory
 	HasTheory                 bool
@@ -279,6 +280,7 @@ func (s *sim) metrics() Metrics {
 			m.PStateShare = append(m.PStateShare, x/busy)
 		}
 	}
+	s.coreShares(&m)
 	if s.measured {
 		s.measureJobs(&m)
 	}
@@ -360,6 +362,30 @@ func (s *sim) levelMetrics(m *Metrics, span float64) {
 			m.PStates = append(m.PStates, PStateStat{Freq: ps.Freq, Energy: l.PStateEnergy[p], NodeSeconds: l.PStateSeconds[p]})
 		}
 	}
+}
+
+// coreShares is each pstate's share of the jobs' core-time (procs × time)
+// over the accounted span, on a machine with pstates.
+func (s *sim) coreShares(m *Metrics) {
+	if len(s.machine.PStates) < 2 {
+		return
+	}
+	a, b := m.AccountFrom, m.AccountTo
+	by := make([]float64, len(s.machine.PStates))
+	var all float64
+	for j := range s.jobs {
+		if o := math.Min(s.end[j], b) - math.Max(s.start[j], a); o > 0 {
+			x := float64(s.jobs[j].Procs) * o
+			by[s.pstate[j]] += x
+			all += x
+		}
+	}
+	for p := range by {
+		if all > 0 {
+			by[p] /= all
+		}
+	}
+	m.PStateCoreShare = by
 }
 
 // measureJobs clips the jobs' figures to the measure window.

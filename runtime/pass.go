@@ -268,7 +268,7 @@ func (s *sim) pass() bool {
 	if s.q.ix != nil || s.q.nwait >= queueIndexAt {
 		s.queueMode()
 	}
-	if (s.q.ix != nil || s.q.allocs != nil) && s.caps == nil && s.minWaitingAlloc() > free {
+	if (s.q.ix != nil || s.q.allocs != nil) && s.minWaitingAlloc() > free {
 		// No waiting job fits in the free nodes: likewise, whatever the
 		// order, the budget or the admit rule say.
 		return false
@@ -405,12 +405,19 @@ var fullPassesOnly = false
 // recompute the extra budget as another sum of the same weights, which
 // may round differently: such passes stay full.)
 func (s *sim) incremental() bool {
-	if fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.caps != nil || s.defers != nil {
+	if fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.defers != nil {
 		// (pass tests the first two before calling; a deferral decision
 		// reads the time, so a held head is decided again every pass)
 		return false
 	}
 	if !s.indexed() && s.scanned > len(s.queue) {
+		return false
+	}
+	if s.caps != nil && s.caps.constrains(s) {
+		// Alg. 2 reads the machine's power and the time. (Whether a cap
+		// bears changes only with a window's phase, which makes the pass
+		// a full one, or by a rule that reads the time, which never lets
+		// it be incremental: the last pass was not capped either.)
 		return false
 	}
 	if s.pol.Budget != nil {

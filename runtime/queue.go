@@ -917,7 +917,14 @@ func (s *sim) filterFor(kind walkKind, free int) filter {
 		}
 	case walkBudgetEASY:
 		if s.caps != nil {
-			break // Alg. 2 is tried on every job that fits
+			// Alg. 2's fit is tried on every job that fits in nodes and
+			// could end by the shadow time or take extra nodes (it only
+			// ever slows a job down: the estimate at the fixed pstate is
+			// the least); power is not pruned on.
+			if ix.pruneE {
+				f.shadow, f.extra = s.bp.shadow, s.bp.extra
+			}
+			break
 		}
 		if ix.pruneE {
 			f.shadow, f.extra = s.bp.shadow, s.bp.extra

@@ -319,6 +319,8 @@ func curieCases(nodes int, last float64) []diffCase {
 	m := curieLike(nodes)
 	notice := Instant{Offset: last / 4}
 	from := Instant{Offset: last / 3}
+	later := Instant{Offset: last/3 + 2*3600}
+	first := Instant{Offset: 0}
 	inf := math.Inf(1)
 	var cs []diffCase
 	for _, p := range []Policy{
@@ -330,9 +332,28 @@ func curieCases(nodes int, last float64) []diffCase {
 		{Name: "easy_cap_auto", Backfill: EASY, Powercaps: []Powercap{{Share: 0.5, Start: &from, Duration: 4 * 3600, Notice: &notice, Mode: CapAuto}}},
 		{Name: "easy_cap_shut", Backfill: EASY, Powercaps: []Powercap{{Share: 0.5, Start: &from, Duration: 4 * 3600, Notice: &notice, Mode: CapShut}}},
 		{Name: "easy_cap_now", Backfill: EASY, Powercaps: []Powercap{{Share: 0.7, When: BudgetAlways, Mode: CapMix, Lowest: 2e9}}},
+		// Noticed at the first submission (the default without a measure
+		// window): every pass until the window ends is capped.
+		{Name: "easy_cap_mix_first", Backfill: EASY, Powercaps: []Powercap{{Share: 0.6, Start: &from, Duration: 4 * 3600, Notice: &first, Mode: CapMix, Lowest: 2e9}}},
+		{Name: "easy_exact_cap_fit_job", Backfill: EASY, Estimate: Exact, Powercaps: []Powercap{{Share: 0.6, Start: &from, Duration: 4 * 3600, Notice: &first, Mode: CapDVFS, Fit: FitJob}}},
+		{Name: "easy_cap_two_windows", Backfill: EASY, Powercaps: []Powercap{
+			{Share: 0.6, Start: &from, Duration: 4 * 3600, Notice: &notice, Mode: CapShut},
+			{Share: 0.4, Start: &later, Duration: 4 * 3600, Notice: &notice, Mode: CapMix, Lowest: 2e9}}},
+		{Name: "easy_cap_optimal", Backfill: EASY, Powercaps: []Powercap{{Share: 0.5, Start: &from, Duration: 4 * 3600, Notice: &first, Mode: CapAuto, Optimal: true}}},
+		{Name: "greedy_cap_mix", Backfill: Greedy, Depth: 20, Powercaps: []Powercap{{Share: 0.6, Start: &from, Duration: 4 * 3600, Notice: &notice, Mode: CapMix, Lowest: 2e9}}},
+		{Name: "easy_2.0GHz_cap_dvfs", Backfill: EASY, Frequency: Frequency{Kind: FreqPState, PState: 3}, Powercaps: []Powercap{{Share: 0.5, Start: &from, Duration: 4 * 3600, Notice: &notice, Mode: CapDVFS}}},
+		{Name: "easy_freq_rule_cap", Backfill: EASY, Frequency: Frequency{Kind: FreqRule, Rule: ruleFreqByID}, Powercaps: []Powercap{{Share: 0.6, Start: &from, Duration: 4 * 3600, Notice: &notice, Mode: CapMix, Lowest: 2e9}}},
+		{Name: "easy_cap_while_morning", Backfill: EASY, Powercaps: []Powercap{{Share: 0.6, When: BudgetWhile, While: ruleMorning, Mode: CapDVFS}}},
 	} {
 		cs = append(cs, diffCase{name: p.Name, m: m, pol: p, budget: inf})
 	}
+	peak := tariff.BasePeak(tariff.Clock{}, []tariff.Window{{From: 9 * 3600, To: 23 * 3600}}, 0.3, 0.1)
+	p := Policy{Name: "easy_cap_peak_kill", Backfill: EASY, Powercaps: []Powercap{{Share: 0.5, When: BudgetDuringPeak, Mode: CapIdle, Kill: true}}}
+	cs = append(cs, diffCase{name: p.Name, m: m, pol: p, budget: inf, tar: peak})
+	slow := m
+	slow.BootTime, slow.ShutdownTime = 120, 45
+	p = Policy{Name: "easy_cap_shut/slow", Backfill: EASY, Powercaps: []Powercap{{Share: 0.5, Start: &from, Duration: 4 * 3600, Notice: &first, Mode: CapShut}}}
+	cs = append(cs, diffCase{name: p.Name, m: slow, pol: p, budget: inf})
 	return cs
 }
 

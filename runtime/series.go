@@ -5,9 +5,20 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/pwrc/pwrc/runtime/machine"
 )
+
+// PowerColumn reports whether a column of a state series is a power
+// component's (power_C_w), and which: power_w, their total, is not one.
+func PowerColumn(column string) (string, bool) {
+	c, ok := strings.CutPrefix(column, "power_")
+	if !ok || c == "w" || !strings.HasSuffix(c, "_w") {
+		return "", false
+	}
+	return strings.TrimSuffix(c, "_w"), true
+}
 
 // StateSeries is the machine's state after every instant at which it
 // changed (--series `<run>.states.csv`): nodes per state, level instances
@@ -65,6 +76,7 @@ func newStateSeries(m *machine.Model, prev *stateSeries, freqs []float64, cores 
 	for _, c := range m.Components() {
 		cols = append(cols, "power_"+c+"_w")
 	}
+	cols = append(cols, "power_w") // their total (not a component: see PowerColumn)
 	ss := &stateSeries{cores: float64(max(1, cores)), capped: capped}
 	if len(freqs) > 1 {
 		ss.pstates = len(freqs)
@@ -95,6 +107,11 @@ func (ss *stateSeries) record(t float64, c *machine.Counts, power []float64, cap
 		r = append(r, float64(n))
 	}
 	r = append(r, power...)
+	var total float64
+	for _, w := range power {
+		total += w
+	}
+	r = append(r, total)
 	for p := range ss.pstates {
 		r = append(r, float64(c.BusyAt[p])*ss.cores)
 	}

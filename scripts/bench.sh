@@ -3,9 +3,9 @@
 # large traces of the shared data set, per policy, and prints: jobs, wall
 # seconds (best of N), jobs/s, peak RSS, and the ratio to merely reading the
 # gzipped trace (zcat | wc -l). Then a time-dependent priority rule against
-# plain EASY, a 12-run sweep with -j 1 and -j 2, the machine model, and
-# overloaded queues beside the unloaded runs they are compared with, and
-# what --report adds to a run.
+# plain EASY, a 12-run sweep with -j 1 and -j 2, the machine model, a
+# powercap window, overloaded queues beside the unloaded runs they are
+# compared with, and what --report adds to a run.
 #
 #   scripts/bench.sh [--report] [DATA_DIR] [REPEATS]
 #
@@ -92,6 +92,16 @@ awk -v a="$hp" -v b="$hr" -v r="$rr" 'BEGIN{printf "HPC2N on 240 nodes: EASY %.3
 read -r cp _ < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment curie_plain)
 read -r cl rl < <(measure "$bin" run scripts/bench/machine.pwr "${m[@]}" --experiment curie_levels)
 awk -v a="$cp" -v b="$cl" -v r="$rl" 'BEGIN{printf "CEA-Curie partition 10 on 5,040 nodes: EASY %.3f s; with chassis, racks and pstates %.3f s (%.2fx), %.0f MB\n", a, b, b/a, r/1024}'
+
+# Georgiou et al.'s powercap on CEA-Curie's partition 10 (Curie's levels
+# and pstates, EASY): a 60 % MIX window noticed at the first submission
+# (every pass until the window ends is a capped pass) and noticed 2 h
+# before it, against the same run without one (within 2x).
+g=(--set "trace=$data/traces/CEA-Curie-2011-2.1-cln.swf.gz")
+read -r gp _ < <(measure "$bin" run scripts/bench/georgiou.pwr "${g[@]}" --experiment plain)
+read -r gc _ < <(measure "$bin" run scripts/bench/georgiou.pwr "${g[@]}" --experiment capped)
+read -r g2 _ < <(measure "$bin" run scripts/bench/georgiou.pwr "${g[@]}" --experiment notice2h)
+awk -v a="$gp" -v b="$gc" -v c="$g2" 'BEGIN{printf "CEA-Curie partition 10 on Curie: EASY %.3f s; a 60 %% MIX window noticed at the first submission %.3f s (%.2fx), noticed 2 h before %.3f s (%.2fx)\n", a, b, b/a, c, c/a}'
 
 # Lawson & Smirni's online simulation on SDSC-BLUE (1,152 processors)
 # against plain EASY: weekly (within 3x) and hourly (within 20x), and the

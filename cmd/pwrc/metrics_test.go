@@ -55,7 +55,7 @@ import "std/kunkel"
 machine racked {
   nodes 64
   level rack { size 16 node; power { fans 400 W; switch 60 W } }
-  power { off 6 W; idle 80 W; busy 250 W }
+  power { off 6 W; idle 80 W; pstate 2.7 GHz 250 W; pstate 2.0 GHz 190 W; slowdown 1.3 at 2.0 GHz }
   infrastructure 2 kW
 }
 policy capped from easy { budget 8 kW during peak; shutdown idle after 10 min }
@@ -80,6 +80,8 @@ func TestMetricsCatalogue(t *testing.T) {
 			call, key = c.Name+"(rack)", c.Key+":rack"
 		case pwrt.ArgBound:
 			call, key = c.Name+"(3.5)", c.Key+":3.5"
+		case pwrt.ArgPState:
+			call, key = c.Name+"(2.7 GHz)", c.Key+":2700"
 		}
 		calls, keys = append(calls, call), append(keys, key)
 	}
@@ -102,8 +104,11 @@ func TestMetricsCatalogue(t *testing.T) {
 		c := pwrt.ReportCatalog[i]
 		col := metricColumn(key, results)
 		arg := "rack"
-		if c.Arg == pwrt.ArgBound {
+		switch c.Arg {
+		case pwrt.ArgBound:
 			arg = "3.5"
+		case pwrt.ArgPState:
+			arg = "2700"
 		}
 		if want := c.HeaderFor("€", arg); col.header != want && col.header != c.HeaderFor("k€", arg) {
 			t.Errorf("%s: header %q, want %q", key, col.header, want)
@@ -122,7 +127,7 @@ func TestMetricsCatalogue(t *testing.T) {
 		if c.JSON == "" || c.Name == "nodes_off" || c.Name == "bonus" {
 			continue
 		}
-		jk := strings.Replace(c.JSON, "_L", "_rack", 1)
+		jk := strings.Replace(strings.Replace(c.JSON, "_L", "_rack", 1), "_Fmhz", "_2700mhz", 1)
 		if c.Arg == pwrt.ArgBound {
 			jk = strings.TrimSuffix(c.JSON, "S") + "3.5"
 		}

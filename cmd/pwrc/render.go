@@ -276,6 +276,9 @@ func levelCell(key, level string, money float64, rs []*pwrt.Result) (func(r *pwr
 			return thousands(v, d)
 		}
 	}
+	if metric, mhz, found := strings.Cut(key, ":"); found && metric == "freq" {
+		return num(func(m *pwrt.Metrics) (float64, bool) { return pstateCoreShare(m, mhz) }, 1), true
+	}
 	if metric, _, found := strings.Cut(key, ":"); found {
 		get := func(f func(l *pwrt.LevelStat) float64) func(m *pwrt.Metrics) (float64, bool) {
 			return func(m *pwrt.Metrics) (float64, bool) {
@@ -968,4 +971,15 @@ func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// pstateCoreShare is the share of core-time, %, at the pstate of mhz MHz,
+// if the run's machine has it.
+func pstateCoreShare(m *pwrt.Metrics, mhz string) (float64, bool) {
+	for i, p := range m.PStates {
+		if pwrt.PStateKey(p.Freq) == mhz && i < len(m.PStateCoreShare) {
+			return 100 * m.PStateCoreShare[i], true
+		}
+	}
+	return 0, false
 }

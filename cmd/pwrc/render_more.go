@@ -138,6 +138,9 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 		if i < len(m.PStateShare) {
 			out["freq_share_"+strconv.FormatFloat(p.Freq/1e6, 'f', -1, 64)+"mhz"] = m.PStateShare[i]
 		}
+		if i < len(m.PStateCoreShare) {
+			out["freq_core_share_"+pwrt.PStateKey(p.Freq)+"mhz"] = m.PStateCoreShare[i]
+		}
 	}
 	if m.HasDefer {
 		out["defer_decisions"], out["deferred_jobs"], out["deferral_hours"], out["deadline_starts"] = m.DeferDecisions, m.DeferredJobs, m.DeferralHours, m.DeadlineStarts

@@ -410,8 +410,8 @@ func metricsFromMap(mm map[string]any, ss *pwrt.StateSeries) pwrt.Metrics {
 	}
 	if ss != nil {
 		for _, c := range ss.Columns {
-			if p, ok := strings.CutPrefix(c, "power_"); ok {
-				m.Components = append(m.Components, strings.TrimSuffix(p, "_w"))
+			if p, ok := pwrt.PowerColumn(c); ok {
+				m.Components = append(m.Components, p)
 			}
 		}
 	}

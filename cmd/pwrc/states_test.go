@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
 // racksScenario runs rack_aware and first_available on racks of 8 nodes
@@ -80,10 +82,15 @@ func TestStatesAndNodeLists(t *testing.T) {
 		rows := states[1:]
 		for k := 0; k+1 < len(rows); k++ {
 			dt := num(rows[k+1], "time") - num(rows[k], "time")
+			var total float64
 			for _, h := range head {
-				if c, ok := strings.CutPrefix(h, "power_"); ok {
-					energy[strings.TrimSuffix(c, "_w")] += num(rows[k], h) * dt
+				if c, ok := pwrt.PowerColumn(h); ok {
+					energy[c] += num(rows[k], h) * dt
+					total += num(rows[k], h)
 				}
+			}
+			if got := num(rows[k], "power_w"); math.Abs(got-total) > 1e-9*math.Max(1, total) {
+				t.Errorf("%s: row %d: power_w %v, its components sum to %v", r.Run, k, got, total)
 			}
 			onSeconds += num(rows[k], "rack_on") * dt
 		}
@@ -226,7 +233,7 @@ func TestStatesPStatesAndCap(t *testing.T) {
 			}
 			power := 0.0
 			for h, i := range col {
-				if strings.HasPrefix(h, "power_") {
+				if _, ok := pwrt.PowerColumn(h); ok {
 					v, _ := strconv.ParseFloat(r[i], 64)
 					power += v
 				}

@@ -277,6 +277,15 @@ func (b *Bitset) andNot(x *Bitset) {
 	}
 }
 
+// Or adds the members of x (of the same length) to b.
+func (b *Bitset) Or(x *Bitset) {
+	for w, m := range x.words {
+		if m&^b.words[w] != 0 {
+			b.setWord(w, m, true)
+		}
+	}
+}
+
 // AndCount is the number of members b and x (of the same length) share.
 func (b *Bitset) AndCount(x *Bitset) int {
 	n := 0

@@ -31,9 +31,9 @@ type Use struct {
 	N, Work int
 	W       float64
 	PState  int
-	// Avoid keeps the job off reserved nodes (a powercap window it would
-	// still run in; Table only).
-	Avoid bool
+	// Avoid keeps the job off the nodes of the reservations whose bits it
+	// has (powercap windows it would still run in; Table only).
+	Avoid uint64
 }
 
 // Nodes is one run's node state. Counted (no identities) and Table

@@ -1,6 +1,11 @@
 package machine
 
-import "github.com/pwrc/pwrc/runtime/alloc"
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/pwrc/pwrc/runtime/alloc"
+)
 
 // This file holds what a powercap needs of identified nodes: the power a
 // job would add, and a switch-off reservation (Georgiou et al.'s Alg. 1
@@ -73,40 +78,98 @@ func (t *Table) PowerDelta(u Use, boot bool) float64 {
 	return d
 }
 
-// Reserve sets the switch-off reservation: jobs whose Use says Avoid do
-// not take these nodes until Unreserve.
-func (t *Table) Reserve(ids []int32) {
-	t.reserved = alloc.NewBitset(t.st.Nodes())
+// Reservations. Each powercap window that switches nodes off holds its
+// own reservation, by id (0..63, the window's place among the run's):
+// windows may overlap in time and in nodes. A job that would run in some
+// windows avoids the union of their reservations (Use.Avoid, a mask of
+// ids); a window's nodes go off at its start and boot at its end unless
+// another window that is open then reserves them too.
+
+// Reserve sets reservation k to the nodes ids: jobs whose Use.Avoid has
+// bit k do not take them until Unreserve(k).
+func (t *Table) Reserve(k int, ids []int32) {
+	if k < 0 || k >= 64 {
+		panic(fmt.Sprintf("machine: reservation %d out of range [0, 64)", k))
+	}
+	for len(t.res) <= k {
+		t.res = append(t.res, nil)
+	}
+	b := alloc.NewBitset(t.st.Nodes())
 	for _, i := range ids {
-		t.reserved.Set(int(i))
+		b.Set(int(i))
+	}
+	t.res[k] = b
+	clear(t.unions)
+}
+
+// Unreserve ends reservation k.
+func (t *Table) Unreserve(k int) {
+	if k < len(t.res) && t.res[k] != nil {
+		t.res[k] = nil
+		clear(t.unions)
 	}
 }
 
-// Unreserve ends the reservation.
-func (t *Table) Unreserve() { t.reserved = nil }
+// live is the part of mask whose reservations are held.
+func (t *Table) live(mask uint64) uint64 {
+	var m uint64
+	for k, b := range t.res {
+		if b != nil && mask&(1<<k) != 0 {
+			m |= 1 << k
+		}
+	}
+	return m
+}
 
-// Reserved is the reservation (nil if none); it must not be modified.
-func (t *Table) Reserved() *alloc.Bitset { return t.reserved }
+// Reserved is the union of the reservations in mask (nil if none holds);
+// it must not be modified.
+func (t *Table) Reserved(mask uint64) *alloc.Bitset {
+	if mask == 0 || len(t.res) == 0 {
+		return nil
+	}
+	mask = t.live(mask)
+	switch {
+	case mask == 0:
+		return nil
+	case mask&(mask-1) == 0:
+		return t.res[bits.TrailingZeros64(mask)]
+	}
+	if b, ok := t.unions[mask]; ok {
+		return b
+	}
+	b := alloc.NewBitset(t.st.Nodes())
+	for k, r := range t.res {
+		if mask&(1<<k) != 0 {
+			b.Or(r)
+		}
+	}
+	if t.unions == nil {
+		t.unions = make(map[uint64]*alloc.Bitset)
+	}
+	t.unions[mask] = b
+	return b
+}
 
-// Available is the number of nodes a job may take now: all free nodes, or
-// with avoid those outside the reservation.
-func (t *Table) Available(avoid bool) int {
+// Available is the number of nodes a job may take now: all free nodes
+// less those of the reservations in avoid.
+func (t *Table) Available(avoid uint64) int {
 	free := t.c.Free()
-	if avoid && t.reserved != nil {
-		free -= t.st.Free().AndCount(t.reserved)
+	if r := t.Reserved(avoid); r != nil {
+		free -= t.st.Free().AndCount(r)
 	}
 	return free
 }
 
-// SwitchOffReserved switches off the reserved nodes that are idle (with
-// transit they shut down until ShutDone) and returns how many.
-func (t *Table) SwitchOffReserved(transit bool) int {
-	if t.reserved == nil {
+// SwitchOffReserved switches off the nodes of reservation k that are idle
+// (with transit they shut down until ShutDone) and returns how many.
+func (t *Table) SwitchOffReserved(k int, transit bool) int {
+	r := t.Reserved(1 << k)
+	if r == nil {
 		return 0
 	}
 	ids := t.buf[:0]
 	idle := t.st.IdleSet()
-	for i := t.reserved.NextSet(0); i >= 0; i = t.reserved.NextSet(i + 1) {
+	for i := r.NextSet(0); i >= 0; i = r.NextSet(i + 1) {
 		if idle.Has(i) {
 			ids = append(ids, int32(i))
 		}
@@ -133,16 +196,20 @@ func (t *Table) SwitchOffReserved(transit bool) int {
 	return len(ids)
 }
 
-// BootReserved boots the reserved nodes that are off and returns how
-// many: with boot they boot until BootDone, else they are idle at now.
-func (t *Table) BootReserved(boot bool, now float64) int {
-	if t.reserved == nil {
+// BootReserved boots the nodes of reservation k that are off, except
+// those the reservations in keep hold too (windows still open), and
+// returns how many: with boot they boot until BootDone, else they are
+// idle at now.
+func (t *Table) BootReserved(k int, keep uint64, boot bool, now float64) int {
+	r := t.Reserved(1 << k)
+	if r == nil {
 		return 0
 	}
+	other := t.Reserved(keep &^ (1 << k))
 	ids := t.buf[:0]
 	off := t.st.OffSet()
-	for i := t.reserved.NextSet(0); i >= 0; i = t.reserved.NextSet(i + 1) {
-		if off.Has(i) {
+	for i := r.NextSet(0); i >= 0; i = r.NextSet(i + 1) {
+		if off.Has(i) && (other == nil || !other.Has(i)) {
 			ids = append(ids, int32(i))
 		}
 	}

@@ -57,19 +57,19 @@ func TestPowerDelta(t *testing.T) {
 						running = append(running[:k], running[k+1:]...)
 					}
 				case 2:
-					if rng.IntN(3) == 0 {
+					if k := rng.IntN(3); rng.IntN(3) == 0 {
 						var ids []int32
 						for i := range sp.Nodes {
 							if rng.IntN(3) == 0 {
 								ids = append(ids, int32(i))
 							}
 						}
-						tb.Reserve(ids)
+						tb.Reserve(k, ids)
 					} else {
-						tb.Unreserve()
+						tb.Unreserve(k)
 					}
 				}
-				avoid := rng.IntN(2) == 0
+				avoid := uint64(rng.IntN(8)) // any of three reservations
 				free := tb.Available(avoid)
 				if free == 0 {
 					continue
@@ -83,15 +83,69 @@ func TestPowerDelta(t *testing.T) {
 				if math.Abs(after-before-d) > 1e-9 {
 					t.Fatalf("spec %d pick %d job %d: power rose %v W, PowerDelta said %v", si, pi, j, after-before, d)
 				}
-				if r := tb.Reserved(); avoid && r != nil {
-					for _, i := range tb.Held(nil, j) {
-						if r.Has(int(i)) {
-							t.Fatalf("job %d avoids the reservation but holds reserved node %d", j, i)
+				for k := range 3 {
+					if r := tb.Reserved(1 << k); avoid&(1<<k) != 0 && r != nil {
+						for _, i := range tb.Held(nil, j) {
+							if r.Has(int(i)) {
+								t.Fatalf("job %d avoids reservation %d but holds its node %d", j, k, i)
+							}
 						}
 					}
 				}
 				running = append(running, j)
 			}
 		}
+	}
+}
+
+// TestReservationsCoexist: two reservations sharing nodes. Each switches
+// off only its own idle nodes; booting one at its window's end leaves off
+// the nodes the other (still open) holds; a job avoiding one may take the
+// other's nodes, one avoiding both takes neither's.
+func TestReservationsCoexist(t *testing.T) {
+	m := NewModel(Spec{Nodes: 12, Power: NodePower{Off: 5, Idle: 50, Busy: 200}})
+	tb, err := NewTable(m, 12, 4, alloc.FirstAvailable{}, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.Reserve(0, []int32{0, 1, 2, 3})
+	tb.Reserve(1, []int32{2, 3, 4, 5})
+	if got := tb.Available(1); got != 8 {
+		t.Errorf("avoiding reservation 0: %d nodes available, want 8", got)
+	}
+	if got := tb.Available(3); got != 6 {
+		t.Errorf("avoiding both: %d nodes available, want 6", got)
+	}
+	if r := tb.Reserved(3); r == nil || r.Count() != 6 {
+		t.Fatalf("the union holds %v, want nodes 0–5", r)
+	}
+	u := Use{N: 2, Work: 2, W: 400, Avoid: 2}
+	tb.Take(0, u, 100, false)
+	if got := tb.Held(nil, 0); got[0] != 0 || got[1] != 1 {
+		t.Errorf("a job avoiding reservation 1 got nodes %v, want 0 and 1", got)
+	}
+	if n := tb.SwitchOffReserved(1, false); n != 4 {
+		t.Errorf("reservation 1 switched off %d nodes, want 4", n)
+	}
+	if n := tb.SwitchOffReserved(0, false); n != 0 {
+		t.Errorf("reservation 0 switched off %d more nodes, want 0 (0 and 1 busy, 2 and 3 off)", n)
+	}
+	// Reservation 1's window ends while 0's is open: 2 and 3 stay off.
+	if n := tb.BootReserved(1, 3, false, 50); n != 2 {
+		t.Errorf("reservation 1 booted %d nodes, want 2 (4 and 5)", n)
+	}
+	tb.Unreserve(1)
+	off := tb.State().OffSet()
+	for i := range 12 {
+		if want := i == 2 || i == 3; off.Has(i) != want {
+			t.Errorf("node %d off %v, want %v", i, off.Has(i), want)
+		}
+	}
+	if n := tb.BootReserved(0, 1, false, 60); n != 2 {
+		t.Errorf("reservation 0 booted %d nodes, want 2", n)
+	}
+	tb.Unreserve(0)
+	if tb.Reserved(3) != nil || tb.Counts().Off != 0 {
+		t.Errorf("after both windows: reservations %v, %d nodes off", tb.Reserved(3), tb.Counts().Off)
 	}
 }

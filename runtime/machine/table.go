@@ -46,12 +46,14 @@ type Table struct {
 	bootHead int
 	buf      []int32
 
-	// A powercap's switch-off reservation: nodes jobs that would run in
-	// its window may not take (Use.Avoid), switched off while it holds.
-	reserved *alloc.Bitset
-	scratch  []int32
-	marks    [][]uint32 // per level and instance, for PowerDelta
-	stamp    uint32
+	// Powercap windows' switch-off reservations, by id (reserve.go): nodes
+	// jobs that would run in a window may not take (Use.Avoid), switched
+	// off while the window is open; unions of several, cached by mask.
+	res     []*alloc.Bitset
+	unions  map[uint64]*alloc.Bitset
+	scratch []int32
+	marks   [][]uint32 // per level and instance, for PowerDelta
+	stamp   uint32
 }
 
 type idleEntry struct {
@@ -138,18 +140,17 @@ func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
 // pickFor appends the nodes a job of u gets, without taking them: idle
 // before off with a boot time, the reservation avoided if u says so.
 func (t *Table) pickFor(ids []int32, u Use, boot bool) []int32 {
-	if u.Avoid && t.reserved != nil {
-		t.st.Exclude(t.reserved)
-		defer t.st.Exclude(nil)
-	}
+	avoid := t.Reserved(u.Avoid)
 	idle := t.c.Idle
-	if u.Avoid && t.reserved != nil {
-		idle = t.st.IdleSet().Count() - t.st.IdleSet().AndCount(t.reserved)
+	if avoid != nil {
+		t.st.Exclude(avoid)
+		defer t.st.Exclude(nil)
+		idle = t.st.IdleSet().Count() - t.st.IdleSet().AndCount(avoid)
 	}
 	switch {
 	case t.pick == nil:
 		k := min(u.N, idle)
-		ids = t.recent(ids, k, u.Avoid)
+		ids = t.recent(ids, k, avoid)
 		ids = t.boot(ids, u.N-k)
 	case boot:
 		k := min(u.N, idle)
@@ -187,12 +188,12 @@ func (t *Table) buffer() []int32 {
 	return nil
 }
 
-// recent appends the k most recently idle nodes (not reserved ones when
-// avoid), without taking them: entries of nodes a job takes go stale.
-func (t *Table) recent(dst []int32, k int, avoid bool) []int32 {
+// recent appends the k most recently idle nodes (not those of avoid, if
+// any), without taking them: entries of nodes a job takes go stale.
+func (t *Table) recent(dst []int32, k int, avoid *alloc.Bitset) []int32 {
 	for i := len(t.queue) - 1; k > 0 && i >= t.head; i-- {
 		e := t.queue[i]
-		if e.gen != t.gen[e.node] || avoid && t.reserved != nil && t.reserved.Has(int(e.node)) {
+		if e.gen != t.gen[e.node] || avoid != nil && avoid.Has(int(e.node)) {
 			continue
 		}
 		dst = append(dst, e.node)

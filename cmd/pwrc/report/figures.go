@@ -96,12 +96,12 @@ func nonzero(ss States) []bool {
 func powerParts(ss States) (cols []int, names []string) {
 	nz := nonzero(ss)
 	for c, name := range ss.Columns() {
-		part, ok := strings.CutPrefix(name, "power_")
+		part, ok := pwrt.PowerColumn(name)
 		if !ok {
 			continue
 		}
 		if nz[c] {
-			cols, names = append(cols, c), append(names, strings.TrimSuffix(part, "_w"))
+			cols, names = append(cols, c), append(names, part)
 		}
 	}
 	return cols, names
@@ -199,7 +199,7 @@ func PowerSVG(r Run) []byte {
 	// and the cap in force (NaN while none: a gap).
 	var all []int
 	for c, name := range ss.Columns() {
-		if strings.HasPrefix(name, "power_") {
+		if _, ok := pwrt.PowerColumn(name); ok {
 			all = append(all, c)
 		}
 	}

@@ -263,7 +263,7 @@ func checkCost(t *testing.T, r Run) {
 		}
 		var p float64
 		for c, name := range ss.Columns {
-			if strings.HasPrefix(name, "power_") {
+			if _, ok := pwrt.PowerColumn(name); ok {
 				p += ss.Values[i*w+c]
 			}
 		}
