@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pwrc/pwrc/internal/testenv"
+	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
 // chromium finds the browser the browser test drives: $PWRC_CHROMIUM, or
@@ -76,9 +77,9 @@ func runSeries(t *testing.T, dir string, runs []jsonRun) map[string]map[string][
 		power := []string{"total", "price"}
 		var states []string
 		for c, h := range rows[0] {
-			switch part, ok := strings.CutPrefix(h, "power_"); {
+			switch part, ok := pwrt.PowerColumn(h); {
 			case ok && used[c]:
-				power = append(power, strings.TrimSuffix(part, "_w"))
+				power = append(power, part)
 			case h == "cap_w" && used[c]:
 				power = append(power, "cap")
 			case strings.HasSuffix(h, "_on"):
