@@ -1,7 +1,9 @@
 package main
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	pwrt "github.com/pwrc/pwrc/runtime"
 )
@@ -65,9 +67,38 @@ func lawsonJSON(m *pwrt.Metrics, out map[string]any) {
 	if a == nil {
 		return
 	}
+	out["active_kind"] = pwrt.ActiveKindNames[a.Kind]
 	out["active_util"], out["proc_savings"], out["node_hours_off"] = a.Util, a.Savings, a.NodeHoursOff
 	out["active_mean"], out["active_min"], out["active_max"], out["active_changes"] = a.Mean, a.Min, a.Max, a.Changes
 	if a.Kind == pwrt.ActiveOnline {
 		out["ols_decisions"], out["ols_simulations"] = a.Decisions, a.Simulations
 	}
+}
+
+// lawsonFromMap reads back what lawsonJSON writes.
+func lawsonFromMap(mm map[string]any, m *pwrt.Metrics) {
+	f := func(k string) (float64, bool) { v, ok := mm[k].(float64); return v, ok }
+	g := func(k string) float64 { v, _ := f(k); return v }
+	m.BsldLawson = g("bsld_lawson_mean")
+	m.SLAViolations = pwrt.SLAShares{SLA: g("sla"), Share: g("sla_violations_share")}
+	var bounds []float64
+	for k := range mm {
+		if b, ok := strings.CutPrefix(k, "sla_violations_share_"); ok {
+			if v, err := strconv.ParseFloat(b, 64); err == nil {
+				bounds = append(bounds, v)
+			}
+		}
+	}
+	slices.Sort(bounds)
+	for _, b := range bounds {
+		m.SLAViolationsAt = append(m.SLAViolationsAt, pwrt.SLAShares{SLA: b, Share: g("sla_violations_share_" + strconv.FormatFloat(b, 'g', -1, 64))})
+	}
+	kind, ok := mm["active_kind"].(string)
+	if !ok {
+		return
+	}
+	a := &pwrt.ActiveStat{Kind: pwrt.ActiveKind(slices.Index(pwrt.ActiveKindNames[:], kind)), Util: g("active_util"), Savings: g("proc_savings"),
+		NodeHoursOff: g("node_hours_off"), Mean: g("active_mean"), Min: int(g("active_min")), Max: int(g("active_max")), Changes: int(g("active_changes")),
+		Decisions: int(g("ols_decisions")), Simulations: int(g("ols_simulations"))}
+	m.Active = a
 }

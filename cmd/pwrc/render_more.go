@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
+	"strings"
 
 	pwrt "github.com/pwrc/pwrc/runtime"
 )
@@ -129,10 +132,10 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 	}
 	if m.HasCaps {
 		out["cap_excess_s"], out["cap_excess_max_kw"], out["killed"] = m.CapExcessSeconds, m.CapExcessW/1e3, m.Killed
-		out["nodes_off_mean"] = m.NodesOffMean
-		if len(m.Levels) > 0 {
-			out["bonus_kw"] = m.BonusW / 1e3
-		}
+	}
+	out["nodes_off_mean"] = m.NodesOffMean
+	if len(m.Levels) > 0 {
+		out["bonus_kw"] = m.BonusW / 1e3
 	}
 	for i, p := range m.PStates {
 		if i < len(m.PStateShare) {
@@ -167,4 +170,68 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 			out["tco_current"], out["tco_optimal_energy"], out["tco_procurement"] = t.TCOCurrent, t.TCOOptimalEnergy, t.TCOProcurement
 		}
 	}
+}
+
+// moreFromMap reads back what moreJSON and lawsonJSON write, so that a
+// saved run directory's tables show what the run showed
+// (TestSavedRunsShowEveryMetric keeps the two in step).
+func moreFromMap(mm map[string]any, m *pwrt.Metrics) {
+	f := func(k string) (float64, bool) { v, ok := mm[k].(float64); return v, ok }
+	g := func(k string) float64 { v, _ := f(k); return v }
+	if _, ok := f("launched"); ok {
+		m.Measured, m.Launched = true, int(g("launched"))
+		m.CPUSeconds, m.UsefulSeconds = g("cpu_time_core_hours")*3600, g("useful_work_core_hours")*3600
+		m.CPUPct, m.EnergyPct = g("cpu_time_pct"), g("energy_pct")
+	}
+	if _, ok := f("cap_excess_s"); ok {
+		m.HasCaps, m.CapExcessSeconds, m.CapExcessW, m.Killed = true, g("cap_excess_s"), g("cap_excess_max_kw")*1e3, int(g("killed"))
+	}
+	m.NodesOffMean, m.BonusW = g("nodes_off_mean"), g("bonus_kw")*1e3
+	if _, ok := f("defer_decisions"); ok {
+		m.HasDefer, m.DeferDecisions, m.DeferredJobs = true, int(g("defer_decisions")), int(g("deferred_jobs"))
+		m.DeferralHours, m.DeadlineStarts = g("deferral_hours"), int(g("deadline_starts"))
+	}
+	if _, ok := f("peak_metered_kw"); ok {
+		m.HasBill, m.PeakMeteredW, m.UtilizationHours = true, g("peak_metered_kw")*1e3, g("utilization_hours")
+		m.DemandCharge, m.EnergyOverrun, m.OverrunCost = g("demand_charge"), g("energy_overrun_mwh")*3.6e9, g("overrun_cost")
+	}
+	if _, ok := f("band_violations"); ok {
+		b := &m.Band
+		m.HasBand, b.Violations, b.Episodes, b.SecondsOut = true, int(g("band_violations")), int(g("band_episodes")), g("band_hours_out")*3600
+		b.MaxOver, b.MaxUnder, b.Penalty = g("band_max_over_kw")*1e3, g("band_max_under_kw")*1e3, g("band_penalty")
+	}
+	if _, ok := f("co2_t"); ok {
+		m.HasCarbon, m.CO2 = true, g("co2_t")*1e6
+	}
+	if _, ok := f("mean_price"); ok {
+		t := &m.Theory
+		m.HasTheory, t.MeanPrice, t.Best, t.Worst = true, g("mean_price"), g("oracle_best_price"), g("oracle_worst_price")
+		t.ShutdownSaving, t.InfraSaving = g("theory_shutdown_saving"), g("theory_infra_saving")
+		t.CostAll, t.CostClient = g("oracle_cost_all"), g("oracle_cost_client")
+		t.EnergyInfra, t.EnergyIdle, t.EnergyJob = g("theory_energy_infra_mwh")*1e3, g("theory_energy_idle_mwh")*1e3, g("theory_energy_job_mwh")*1e3
+		if _, ok := f("tco_current"); ok {
+			t.HasTCO, t.TCOCurrent, t.TCOOptimalEnergy, t.TCOProcurement = true, g("tco_current"), g("tco_optimal_energy"), g("tco_procurement")
+		}
+	}
+	// Pstates, highest first, from their energy keys.
+	var freqs []float64
+	for k := range mm {
+		if s, ok := strings.CutPrefix(k, "energy_pstate_"); ok {
+			if mhz, err := strconv.ParseFloat(strings.TrimSuffix(s, "mhz_mwh"), 64); err == nil {
+				freqs = append(freqs, mhz*1e6)
+			}
+		}
+	}
+	slices.SortFunc(freqs, func(a, b float64) int { return cmp.Compare(b, a) })
+	for _, hz := range freqs {
+		key := pwrt.PStateKey(hz) + "mhz"
+		m.PStates = append(m.PStates, pwrt.PStateStat{Freq: hz, Energy: g("energy_pstate_"+key+"_mwh") * 3.6e9, NodeSeconds: g("node_hours_pstate_"+key) * 3600})
+		if v, ok := f("freq_share_" + key); ok {
+			m.PStateShare = append(m.PStateShare, v)
+		}
+		if v, ok := f("freq_core_share_" + key); ok {
+			m.PStateCoreShare = append(m.PStateCoreShare, v)
+		}
+	}
+	lawsonFromMap(mm, m)
 }

@@ -480,6 +480,7 @@ func metricsFromMap(mm map[string]any, ss *pwrt.StateSeries) pwrt.Metrics {
 		st.Saving = st.AllOn - st.Energy
 		m.Levels = append(m.Levels, st)
 	}
+	moreFromMap(mm, &m)
 	return m
 }
 
