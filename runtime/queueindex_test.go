@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -50,8 +51,9 @@ type diffCase struct {
 }
 
 // checkQueueModes runs jobs under c in every queue mode and compares each
-// with the reference.
-func checkQueueModes(t *testing.T, jobs []workload.Job, pw []float64, c diffCase) {
+// with the reference, and returns the longest queue of the reference's
+// schedule.
+func checkQueueModes(t *testing.T, jobs []workload.Job, pw []float64, c diffCase) int {
 	t.Helper()
 	defer func(at, work int, full bool) {
 		queueIndexAt, queueBuildWork, fullPassesOnly = at, work, full
@@ -110,6 +112,7 @@ func checkQueueModes(t *testing.T, jobs []workload.Job, pw []float64, c diffCase
 			t.Fatalf("%s: energy %v, the scan's %v", mode.name, s.led.Energy, ref.led.Energy)
 		}
 	}
+	return longestQueue(jobs, ref.start)
 }
 
 // simulateOrFail is simulate, with a rule that fails (panics with an
@@ -374,9 +377,42 @@ func budgetJobs(jobs []workload.Job, pw []float64, w float64) ([]workload.Job, [
 
 // runDiff checks every case on jobs.
 func runDiff(t *testing.T, name string, jobs []workload.Job, pw []float64, cs []diffCase) {
+	runDiffQueued(t, name, jobs, pw, cs, 0)
+}
+
+// runDiffQueued checks every case on jobs, and that each case's schedule
+// (the scan's) has a queue of at least minQueue waiting jobs at some
+// instant, so that the index is tested on the queues it is for.
+func runDiffQueued(t *testing.T, name string, jobs []workload.Job, pw []float64, cs []diffCase, minQueue int) {
 	for _, c := range cs {
-		t.Run(name+"/"+c.name, func(t *testing.T) { checkQueueModes(t, jobs, pw, c) })
+		t.Run(name+"/"+c.name, func(t *testing.T) {
+			if q := checkQueueModes(t, jobs, pw, c); q < minQueue && !c.fails {
+				t.Errorf("the longest queue is %d waiting jobs, want %d or more", q, minQueue)
+			}
+		})
 	}
+}
+
+// longestQueue is the most jobs waiting at once in a schedule: submitted
+// and not started (a job starting at its submission never waits).
+func longestQueue(jobs []workload.Job, start []float64) int {
+	type ev struct {
+		t float64
+		d int
+	}
+	var evs []ev
+	for j := range jobs {
+		if start[j] > jobs[j].Submit {
+			evs = append(evs, ev{jobs[j].Submit, 1}, ev{start[j], -1})
+		}
+	}
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d)) })
+	n, most := 0, 0
+	for _, e := range evs {
+		n += e.d
+		most = max(most, n)
+	}
+	return most
 }
 
 // TestQueueIndexSmallQueues: short queues, which cross the switching
@@ -406,7 +442,7 @@ func TestQueueIndexSmallQueues(t *testing.T) {
 // TestQueueIndexOverloaded: queues of 10,000 and more waiting jobs (a few
 // thousand with -short).
 func TestQueueIndexOverloaded(t *testing.T) {
-	n := 12000
+	n := 13000
 	if testing.Short() {
 		n = 2500
 	}
@@ -417,10 +453,19 @@ func TestQueueIndexOverloaded(t *testing.T) {
 	// (Dynamic orders are never indexed: the small queues cover them, and
 	// re-sorting 11,000 jobs at every pass takes seconds.)
 	plain := slices.DeleteFunc(plainCases(nodes), func(c diffCase) bool { return c.pol.Priority == ruleWaited })
-	runDiff(t, "plain", jobs, pw, plain)
+	// The longest queues asserted: 10,000 and more where the index is the
+	// point (plain and budgeted passes); capped passes weigh every job
+	// that fits by Alg. 2 in every mode, so their workload is smaller.
+	long, longCap := 10000, 1500
+	if testing.Short() {
+		long, longCap = 1500, 300
+	}
+	runDiffQueued(t, "plain", jobs, pw, plain, long)
 	w := float64(nodes) * 200
-	bj, bpw := budgetJobs(jobs, pw, w)
-	runDiff(t, "budget", bj, bpw, budgetCases(nodes, w))
-	cj := overloadedJobs(rng, n/6, 90, 60) // (Alg. 2 weighs every job that fits, in every mode)
-	runDiff(t, "curie", cj, constPower(len(cj), 358), curieCases(180, cj[len(cj)-1].Submit))
+	// (The budget keeps jobs of up to 31 nodes: draw more to queue as many.)
+	more := overloadedJobs(rng, n*4/3, nodes, 60)
+	bj, bpw := budgetJobs(more, randomPower(rng, len(more)), w)
+	runDiffQueued(t, "budget", bj, bpw, budgetCases(nodes, w), long)
+	cj := overloadedJobs(rng, n/6, 90, 60)
+	runDiffQueued(t, "curie", cj, constPower(len(cj), 358), curieCases(180, cj[len(cj)-1].Submit), longCap)
 }
