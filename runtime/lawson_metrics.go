@@ -78,7 +78,9 @@ func (s *sim) lawsonMetrics(m *Metrics) {
 	}
 	m.SLAViolations = SLAShares{SLA: sla, Share: s.slaViolations(sla)}
 	m.Active = s.activeStat()
-	m.Weeks = s.weeks(sla, m.Active)
+	if s.keepStates { // only --series writes the weeks (weeks.csv)
+		m.Weeks = s.weeks(sla, m.Active)
+	}
 }
 
 // lawsonColumns are the report columns of Lawson & Smirni's figures,

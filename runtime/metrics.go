@@ -113,7 +113,7 @@ type Metrics struct {
 	// (Run.SLAs), in their order.
 	SLAViolationsAt []SLAShares `json:",omitempty"`
 	Active          *ActiveStat
-	Weeks           []WeekStat // per week from the first submission
+	Weeks           []WeekStat // per week from the first submission; only for runs that keep their states (--series)
 }
 
 // HourStat integrates one local hour of day over a run.
