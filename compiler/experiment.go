@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -422,7 +423,7 @@ func (c *compiler) expandPStates(p *runtime.Plan, exp *runtime.Experiment) {
 			}
 		}
 	}
-	slices.SortFunc(hzs, func(a, b float64) int { return cmpFloat(b, a) })
+	slices.SortFunc(hzs, func(a, b float64) int { return cmp.Compare(b, a) })
 	var names []string
 	for _, h := range hzs {
 		names = append(names, fmtFreq(h))
@@ -450,16 +451,6 @@ func (c *compiler) expandPStates(p *runtime.Plan, exp *runtime.Experiment) {
 	}
 	exp.Report = out
 	c.reportFreqs = c.reportFreqs[:0]
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // linkBaselines points each run at its baseline run: the run that has the

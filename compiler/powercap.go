@@ -3,7 +3,6 @@ package compiler
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/pwrc/pwrc/lang"
@@ -364,7 +363,7 @@ func (c *compiler) capOverlaps(run *runtime.Run, refs []capRefs, at func(runtime
 		if pc.Share > 0 {
 			return pc.Share * full, fmt.Sprintf("%g%%", 100*pc.Share)
 		}
-		return pc.Power, fmtPower(pc.Power)
+		return pc.Power, runtime.Watts(pc.Power)
 	}
 	for i := range min(len(caps), len(refs)) {
 		for k := i + 1; k < min(len(caps), len(refs)); k++ {
@@ -401,15 +400,4 @@ func (c *compiler) capOverlaps(run *runtime.Run, refs []capRefs, at func(runtime
 				Note(refs[i].start.Range(), "the earlier window")
 		}
 	}
-}
-
-// fmtPower writes a power as scenarios do: 950 W, 1.5 kW, 2.3 MW.
-func fmtPower(w float64) string {
-	switch a := math.Abs(w); {
-	case a >= 1e6:
-		return strconv.FormatFloat(w/1e6, 'g', 4, 64) + " MW"
-	case a >= 1e3:
-		return strconv.FormatFloat(w/1e3, 'g', 4, 64) + " kW"
-	}
-	return strconv.FormatFloat(w, 'g', 4, 64) + " W"
 }

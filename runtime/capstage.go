@@ -141,7 +141,7 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 					lo = b
 				}
 				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap windows at %s (%s) and at %s (%s) overlap; while both are open the lower, %s, applies",
-					s.pol.Name, a.pc.Start, watts(a.cap), b.pc.Start, watts(b.cap), watts(lo.cap)))
+					s.pol.Name, a.pc.Start, Watts(a.cap), b.pc.Start, Watts(b.cap), Watts(lo.cap)))
 			}
 		}
 	}
@@ -549,8 +549,8 @@ func (cs *capStage) planNotes(s *sim) []string {
 			g = strings.Join(groups, " + ")
 		}
 		out = append(out, fmt.Sprintf("policy %s: powercap %s at %s (%s, planner %s): branch %s, ρ %.4f, N_off formula %.2f, switched off %s (%d nodes), full load %s",
-			s.pol.Name, watts(w.cap), w.pc.Start, CapModeNames[w.pc.Mode], map[bool]string{false: "paper", true: "optimal"}[w.pc.Optimal],
-			p.Branch, p.Rho, p.OffFormula, g, p.Off, watts(p.FullLoad)))
+			s.pol.Name, Watts(w.cap), w.pc.Start, CapModeNames[w.pc.Mode], map[bool]string{false: "paper", true: "optimal"}[w.pc.Optimal],
+			p.Branch, p.Rho, p.OffFormula, g, p.Off, Watts(p.FullLoad)))
 	}
 	return out
 }

@@ -78,7 +78,7 @@ func (s *sim) neverStarted(lead string, frozen bool) error {
 			verb(e.n, "is refused", "are refused"), clipRule(a.Source), a.Where, id(e.first), waitHint(a, frozen)))
 	}
 	if e := g[stuckBudget]; e.n > 0 {
-		weighs := "weighs " + watts(e.w)
+		weighs := "weighs " + Watts(e.w)
 		if math.IsInf(e.w, 1) {
 			weighs = "has no finite weight (its weight rule gives NaN)"
 		}
@@ -91,7 +91,7 @@ func (s *sim) neverStarted(lead string, frozen bool) error {
 	}
 	if e := g[stuckCap]; e.n > 0 {
 		parts = append(parts, fmt.Sprintf("%s under the powercap at no pstate the mode allows (the machine draws %s with nothing running), e.g. job %d needing %d nodes",
-			verb(e.n, "fits", "fit"), watts(s.caps.power), id(e.first), s.alloc[e.first]))
+			verb(e.n, "fits", "fit"), Watts(s.caps.power), id(e.first), s.alloc[e.first]))
 	}
 	if e := g[stuckBehind]; e.n > 0 {
 		parts = append(parts, fmt.Sprintf("%s behind those in the queue, which %s does not get past, e.g. job %d",
@@ -153,7 +153,7 @@ func (s *sim) stuckReason(j int32, budgetOn bool) stuckReason {
 // describeBudget is the budget as the scenario set it and in watts.
 func (s *sim) describeBudget() string {
 	b := s.pol.Budget
-	out := watts(s.budget)
+	out := Watts(s.budget)
 	if b.OfBaseline > 0 {
 		out += fmt.Sprintf(" (%s%% of the baseline's mean job power)", strconv.FormatFloat(100*b.OfBaseline, 'g', 4, 64))
 	}
@@ -193,8 +193,9 @@ func verb(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// watts formats a power for messages: 950 W, 1.5 kW, 2.3 MW.
-func watts(w float64) string {
+// Watts formats a power as scenarios write it, for messages: 950 W,
+// 1.5 kW, 2.3 MW.
+func Watts(w float64) string {
 	switch a := math.Abs(w); {
 	case a >= 1e6:
 		return strconv.FormatFloat(w/1e6, 'g', 4, 64) + " MW"
