@@ -1304,7 +1304,14 @@ func (c *compiler) report(s *lang.Stmt) []string {
 			}
 			i++
 			for _, it := range g.Items {
-				n, ok := it[0].(*lang.Number)
+				if p, isParam := it[0].(*lang.Ident); isParam && c.params[p.Name] != nil {
+					if _, sweeps := c.params[p.Name].value.(*lang.List); sweeps {
+						c.diags.Errorf(p.R, "param `%s` sweeps, but a report's columns are the same for every run", p.Name).
+							With("List the bounds instead: `%s(100, 200, 400)`.", id.Name)
+						continue
+					}
+				}
+				n, ok := c.val(it[0], nil).(*lang.Number)
 				if !ok || len(it) != 1 || n.Unit != "" || n.Value < 1 {
 					c.diags.Errorf(it[0].Range(), "`%s` takes slowdown bounds, numbers ≥ 1, not `%s`", id.Name, it[0].Text()).
 						With("Write `%s(100, 400)` for the shares of jobs whose Lawson slowdown exceeds 100 and 400; without parentheses it counts against the policy's SLA (200 without one).", id.Name)

@@ -338,7 +338,11 @@ func (c *compiler) checkParams() {
 		p := c.params[n]
 		for _, k := range declKinds {
 			if d := c.decls[k][n]; d != nil {
-				c.diags.Errorf(p.decl.Args[0].Range(), "param `%s` has the name of a %s", n, k).
+				article := "a"
+				if strings.ContainsRune("aeiou", rune(k[0])) {
+					article = "an" // an experiment
+				}
+				c.diags.Errorf(p.decl.Args[0].Range(), "param `%s` has the name of %s %s", n, article, k).
 					With("Where a name stands, a param's name means its value, so the %s could not be named; rename the param.", k).
 					Note(d.stmt.Args[0].Range(), "the %s", k)
 				delete(c.params, n)
