@@ -103,8 +103,6 @@ type compiler struct {
 	usedDecl map[*decl]bool        // declarations some run uses, directly or as a base
 	data     map[string]*dataFile  // data files opened, by resolved path
 	osData   bool                  // data files are the real file system's
-	noSize   map[string]bool       // traces reported for a header without a size
-	noCarbon map[string]bool       // policy and contract pairs reported for carbon without an intensity
 	spans    map[string]*traceSpan // traces read for the span of their submissions (powercap windows)
 	reported map[string]bool       // warnings given once however many runs share their cause
 	// unexpanded holds swept params met unbound while compiling a run.
@@ -175,8 +173,6 @@ func newCompiler(opts Options) *compiler {
 		cycles:     map[string]bool{},
 		inline:     map[*lang.Stmt]*decl{},
 		data:       map[string]*dataFile{},
-		noSize:     map[string]bool{},
-		noCarbon:   map[string]bool{},
 		spans:      map[string]*traceSpan{},
 		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
@@ -504,4 +500,15 @@ func dedupe(ds lang.Diagnostics) lang.Diagnostics {
 		out = append(out, d)
 	}
 	return out
+}
+
+// once reports whether a problem with this key is met for the first time:
+// problems shared by many runs (a trace, a policy and contract pair, a
+// powercap window) are said once.
+func (c *compiler) once(key string) bool {
+	if c.reported[key] {
+		return false
+	}
+	c.reported[key] = true
+	return true
 }

@@ -313,6 +313,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		exp.Baseline = &runtime.Baseline{Dim: base.dim.name, Value: valueText(base.value)}
 	}
 	names := map[string]bool{}
+	slas := reportBounds(exp.Report, "sla_violations") // the same for every run
 	for _, rb := range runs {
 		var params []runtime.Param
 		var parts []string
@@ -346,7 +347,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		}
 		run.Seed = mix(seed, run.Name)
 		run.Account, run.Measure = account, stmts["measure"] != nil
-		run.SLAs = reportBounds(exp.Report, "sla_violations")
+		run.SLAs = slas
 		if c.compileRun(run, stmts, rb.b, seed) {
 			p.Runs = append(p.Runs, run)
 			exp.Runs = append(exp.Runs, run.Index)
@@ -1025,8 +1026,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		if w.ScaleToMachine {
 			why = "so `scale to machine` cannot scale its jobs"
 		}
-		if key := w.Path + "\x00" + why; !c.noSize[key] {
-			c.noSize[key] = true
+		if c.once("nosize\x00" + w.Path + "\x00" + why) {
 			c.diags.Errorf(ws.Args[1].Range(), "the trace's header gives no machine size, %s", why).
 				With("pwrc reads the size from the SWF header's `; MaxProcs:` or `; MaxNodes:` line; give the machine `nodes N` instead.")
 		}
@@ -1051,8 +1051,7 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	}
 
 	if okK && okP && !run.Contract.HasCarbon && readsCarbon(&run.Policy) {
-		if key := run.Policy.Name + "\x00" + run.Contract.Name; !c.noCarbon[key] {
-			c.noCarbon[key] = true
+		if c.once("nocarbon\x00" + run.Policy.Name + "\x00" + run.Contract.Name) {
 			at := stmts["policy"].Range
 			if item, ok := b["@policy"]; ok {
 				at = item.Range()

@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pwrc/pwrc/lang"
@@ -241,11 +242,9 @@ func (c *compiler) pairCapContract(run *runtime.Run, refs []capRefs) {
 	}
 	for i := range min(len(run.Policy.Powercaps), len(refs)) {
 		pc, r := &run.Policy.Powercaps[i], refs[i]
-		key := fmt.Sprintf("peak\x00%v\x00%s", r.during, run.Contract.Name)
-		if pc.When != runtime.BudgetDuringPeak || c.reported[key] {
+		if pc.When != runtime.BudgetDuringPeak || !c.once(fmt.Sprintf("peak\x00%v\x00%s", r.during, run.Contract.Name)) {
 			continue
 		}
-		c.reported[key] = true
 		c.diags.Warnf(r.during, "contract `%s` has no peak hours, so this powercap never applies", run.Contract.Name).
 			With("`during peak` follows the contract's peak hours (`peak 06:00..22:00 at 0.17 EUR/kWh` in a base/peak contract); under a flat or hourly price write `while RULE`, e.g. `while now.hour >= 8 && now.hour < 20`.")
 	}
@@ -288,11 +287,7 @@ func (c *compiler) spanOf(w *runtime.Workload) *runtime.TraceSpan {
 // after its last (it caps only the queue's tail).
 func (c *compiler) pairCapTrace(run *runtime.Run, refs []capRefs, b binding) {
 	w := &run.Workload
-	planned := false
-	for _, pc := range run.Policy.Powercaps {
-		planned = planned || pc.Start != nil
-	}
-	if !planned {
+	if !slices.ContainsFunc(run.Policy.Powercaps, func(pc runtime.Powercap) bool { return pc.Start != nil }) {
 		return
 	}
 	var sp *runtime.TraceSpan
@@ -337,11 +332,9 @@ func (c *compiler) pairCapTrace(run *runtime.Run, refs []capRefs, b binding) {
 		default:
 			continue
 		}
-		key := fmt.Sprintf("span\x00%v\x00%s\x00%v", r.start.Range(), w.Path, from)
-		if c.reported[key] {
+		if !c.once(fmt.Sprintf("span\x00%v\x00%s\x00%v", r.start.Range(), w.Path, from)) {
 			continue
 		}
-		c.reported[key] = true
 		d := c.diags.Warnf(r.start.Range(), "%s", msg).
 			With("Place it among the jobs: they are submitted from %s to %s (local time; %.1f d .. %.1f d after the first submission).", sp.Local(first), sp.Local(last), (first-sp.First)/86400, (last-sp.First)/86400)
 		if v := c.val(r.start, b); v != r.start {
@@ -380,7 +373,7 @@ func (c *compiler) capOverlaps(run *runtime.Run, refs []capRefs, at func(runtime
 			wb, nb := watts(b)
 			if a.Share > 0 && b.Share > 0 {
 				wa, wb = a.Share, b.Share
-			} else if (a.Share > 0 || b.Share > 0) && full == 0 || a.Share == 0 && b.Share == 0 && a.Power == b.Power {
+			} else if (a.Share > 0 || b.Share > 0) && full == 0 {
 				continue
 			}
 			if wa == wb {
@@ -390,11 +383,9 @@ func (c *compiler) capOverlaps(run *runtime.Run, refs []capRefs, at func(runtime
 			if wb < wa {
 				low = nb
 			}
-			key := fmt.Sprintf("overlap\x00%v\x00%v\x00%s", refs[i].at.Range, refs[k].at.Range, low)
-			if c.reported[key] {
+			if !c.once(fmt.Sprintf("overlap\x00%v\x00%v\x00%s", refs[i].at.Range, refs[k].at.Range, low)) {
 				continue
 			}
-			c.reported[key] = true
 			c.diags.Warnf(refs[k].start.Range(), "this powercap window (%s) overlaps an earlier one (%s) of policy `%s`", nb, na, run.Policy.Name).
 				With("Overlapping windows are allowed: while both are open the lower cap, %s, applies; each switches off its own nodes.", low).
 				Note(refs[i].start.Range(), "the earlier window")

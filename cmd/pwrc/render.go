@@ -244,8 +244,8 @@ func metricCell(key, level string, money float64, rs []*pwrt.Result) func(r *pwr
 	case "budget":
 		return orDash(func(m *pwrt.Metrics) bool { return m.Budget != 0 }, ok(func(m *pwrt.Metrics) float64 { return m.Budget / 1e3 }))
 	}
-	if c, found := moreColumn(key, rs); found {
-		return c.cell // its header is the catalogue's
+	if cell, found := moreCell(key, rs); found {
+		return cell
 	}
 	if cell, found := levelCell(key, level, money, rs); found {
 		return cell
@@ -264,9 +264,10 @@ func metricCell(key, level string, money float64, rs []*pwrt.Result) func(r *pwr
 	return func(*pwrt.Result) string { return "?" }
 }
 
-// levelCell formats the cells of levels (NAME:LEVEL keys, the level
-// saving) and of parts of the energy and cost (energy_busy, cost_levels…).
-func levelCell(key, level string, money float64, rs []*pwrt.Result) (func(r *pwrt.Result) string, bool) {
+// levelCell formats the cells of metrics that take an argument (NAME:ARG
+// keys: a level, a pstate's MHz, a slowdown bound), of the level saving and
+// of parts of the energy and cost (energy_busy, cost_levels…).
+func levelCell(key, arg string, money float64, rs []*pwrt.Result) (func(r *pwrt.Result) string, bool) {
 	num := func(f func(m *pwrt.Metrics) (float64, bool), d int) func(r *pwrt.Result) string {
 		return func(r *pwrt.Result) string {
 			v, ok := f(&r.Metrics)
@@ -276,13 +277,10 @@ func levelCell(key, level string, money float64, rs []*pwrt.Result) (func(r *pwr
 			return thousands(v, d)
 		}
 	}
-	if metric, mhz, found := strings.Cut(key, ":"); found && metric == "freq" {
-		return num(func(m *pwrt.Metrics) (float64, bool) { return pstateCoreShare(m, mhz) }, 1), true
-	}
 	if metric, _, found := strings.Cut(key, ":"); found {
 		get := func(f func(l *pwrt.LevelStat) float64) func(m *pwrt.Metrics) (float64, bool) {
 			return func(m *pwrt.Metrics) (float64, bool) {
-				l, ok := m.Level(level)
+				l, ok := m.Level(arg)
 				if !ok {
 					return 0, false
 				}
@@ -300,8 +298,10 @@ func levelCell(key, level string, money float64, rs []*pwrt.Result) (func(r *pwr
 			return num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Changes) }), 0), true
 		case "level_switches":
 			return num(get(func(l *pwrt.LevelStat) float64 { return float64(l.Switches) }), 0), true
+		case "freq":
+			return num(func(m *pwrt.Metrics) (float64, bool) { return pstateCoreShare(m, arg) }, 1), true
 		case "sla_violations":
-			bound, err := strconv.ParseFloat(level, 64)
+			bound, err := strconv.ParseFloat(arg, 64)
 			return num(func(m *pwrt.Metrics) (float64, bool) {
 				v, ok := m.SLAShareAt(bound)
 				return 100 * v, ok && err == nil
@@ -784,7 +784,7 @@ func metricsMapNew(r *pwrt.Result) map[string]any {
 		}
 	}
 	for _, p := range m.PStates {
-		f := strconv.FormatFloat(p.Freq/1e6, 'f', -1, 64) + "mhz"
+		f := pwrt.PStateKey(p.Freq) + "mhz"
 		out["energy_pstate_"+f+"_mwh"] = p.Energy / 3.6e9
 		out["node_hours_pstate_"+f] = p.NodeSeconds / 3600
 	}

@@ -36,17 +36,17 @@ func always(f func(m *pwrt.Metrics) float64) func(m *pwrt.Metrics) (float64, boo
 
 func init() {
 	for k, v := range map[string]moreMetric{
-		"bsld_lawson":     {"Mean s\nLawson", 2, always(func(m *pwrt.Metrics) float64 { return m.BsldLawson })},
-		"sla_violations":  {"SLA viol.\n%", 2, always(func(m *pwrt.Metrics) float64 { return 100 * m.SLAViolations.Share })},
-		"active_util":     {"Active\nutil %", 1, active(func(a *pwrt.ActiveStat) float64 { return 100 * a.Util })},
-		"proc_savings":    {"Proc.\nsavings %", 1, active(func(a *pwrt.ActiveStat) float64 { return 100 * a.Savings })},
-		"node_hours_off":  {"Inactive\nnode-h", 0, active(func(a *pwrt.ActiveStat) float64 { return a.NodeHoursOff })},
-		"active_mean":     {"Active\nmean", 1, active(func(a *pwrt.ActiveStat) float64 { return a.Mean })},
-		"active_min":      {"Active\nmin", 0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Min) })},
-		"active_max":      {"Active\nmax", 0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Max) })},
-		"active_changes":  {"Active\nchanges", 0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Changes) })},
-		"ols_decisions":   {"OLS\ndecisions", 0, online(func(a *pwrt.ActiveStat) float64 { return float64(a.Decisions) })},
-		"ols_simulations": {"OLS\nsimulations", 0, online(func(a *pwrt.ActiveStat) float64 { return float64(a.Simulations) })},
+		"bsld_lawson":     {2, always(func(m *pwrt.Metrics) float64 { return m.BsldLawson })},
+		"sla_violations":  {2, always(func(m *pwrt.Metrics) float64 { return 100 * m.SLAViolations.Share })},
+		"active_util":     {1, active(func(a *pwrt.ActiveStat) float64 { return 100 * a.Util })},
+		"proc_savings":    {1, active(func(a *pwrt.ActiveStat) float64 { return 100 * a.Savings })},
+		"node_hours_off":  {0, active(func(a *pwrt.ActiveStat) float64 { return a.NodeHoursOff })},
+		"active_mean":     {1, active(func(a *pwrt.ActiveStat) float64 { return a.Mean })},
+		"active_min":      {0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Min) })},
+		"active_max":      {0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Max) })},
+		"active_changes":  {0, active(func(a *pwrt.ActiveStat) float64 { return float64(a.Changes) })},
+		"ols_decisions":   {0, online(func(a *pwrt.ActiveStat) float64 { return float64(a.Decisions) })},
+		"ols_simulations": {0, online(func(a *pwrt.ActiveStat) float64 { return float64(a.Simulations) })},
 	} {
 		moreMetrics[k] = v
 	}

@@ -13,40 +13,40 @@ import (
 // al.) and of the bill beyond the energy price (Kunkel et al.'s contract
 // elements). A metric a run does not have shows "–" and is null in JSON.
 
-// moreMetric is one report key: its header, and its value if the run has it.
+// moreMetric is one report key: its decimals, and its value if the run has
+// it (its header is the catalogue's).
 type moreMetric struct {
-	header   string
 	decimals int
 	get      func(m *pwrt.Metrics) (float64, bool)
 }
 
 var moreMetrics = map[string]moreMetric{
-	"launched":            {"Launched\njobs", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Launched), m.Measured }},
-	"cpu_time":            {"CPU time\ncore-h", 0, func(m *pwrt.Metrics) (float64, bool) { return m.CPUSeconds / 3600, m.Measured }},
-	"cpu_time_pct":        {"CPU time\n%", 1, func(m *pwrt.Metrics) (float64, bool) { return m.CPUPct, m.Measured }},
-	"useful_work":         {"Useful work\ncore-h", 0, func(m *pwrt.Metrics) (float64, bool) { return m.UsefulSeconds / 3600, m.Measured }},
-	"energy_pct":          {"Energy\n% of P_full", 1, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyPct, m.Measured }},
-	"cap_excess":          {"Over cap\ns", 0, func(m *pwrt.Metrics) (float64, bool) { return m.CapExcessSeconds, m.HasCaps }},
-	"killed":              {"Killed\njobs", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Killed), m.HasCaps }},
-	"deferred_jobs":       {"Deferred\njobs", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeferredJobs), m.HasDefer }},
-	"deferral_hours":      {"Deferral\nh", 0, func(m *pwrt.Metrics) (float64, bool) { return m.DeferralHours, m.HasDefer }},
-	"deadline_starts":     {"Deadline\nstarts", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeadlineStarts), m.HasDefer }},
-	"nodes_off":           {"Nodes off\nmean", 1, func(m *pwrt.Metrics) (float64, bool) { return m.NodesOffMean, true }},
-	"bonus":               {"Bonus\nkW", 2, func(m *pwrt.Metrics) (float64, bool) { return m.BonusW / 1e3, len(m.Levels) > 0 }},
-	"band_violations":     {"Band\nviolations", 0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Band.Violations), m.HasBand }},
-	"band_hours_out":      {"Band out\nh", 1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.SecondsOut / 3600, m.HasBand }},
-	"band_max_over":       {"Band over\nmax kW", 1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxOver / 1e3, m.HasBand }},
-	"band_max_under":      {"Band under\nmax kW", 1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxUnder / 1e3, m.HasBand }},
-	"peak_metered":        {"Peak metered\nkW", 1, func(m *pwrt.Metrics) (float64, bool) { return m.PeakMeteredW / 1e3, m.HasBill }},
-	"utilization_hours":   {"Utilization\nhours", 0, func(m *pwrt.Metrics) (float64, bool) { return m.UtilizationHours, m.HasBill }},
-	"energy_overrun":      {"Overrun\nMWh", 2, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyOverrun / 3.6e9, m.HasBill }},
-	"co2":                 {"CO2\nt", 2, func(m *pwrt.Metrics) (float64, bool) { return m.CO2 / 1e6, m.HasCarbon }},
-	"mean_price":          {"Mean price\nper kWh", 4, theory(func(t *pwrt.Theory) float64 { return t.MeanPrice })},
-	"oracle_best":         {"Best price\nper kWh", 4, theory(func(t *pwrt.Theory) float64 { return t.Best })},
-	"oracle_worst":        {"Worst price\nper kWh", 4, theory(func(t *pwrt.Theory) float64 { return t.Worst })},
-	"theory_energy_infra": {"E infra\nMWh", 2, theory(func(t *pwrt.Theory) float64 { return t.EnergyInfra / 1e3 })},
-	"theory_energy_idle":  {"E idle\nMWh", 2, theory(func(t *pwrt.Theory) float64 { return t.EnergyIdle / 1e3 })},
-	"theory_energy_job":   {"E job\nMWh", 2, theory(func(t *pwrt.Theory) float64 { return t.EnergyJob / 1e3 })},
+	"launched":            {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Launched), m.Measured }},
+	"cpu_time":            {0, func(m *pwrt.Metrics) (float64, bool) { return m.CPUSeconds / 3600, m.Measured }},
+	"cpu_time_pct":        {1, func(m *pwrt.Metrics) (float64, bool) { return m.CPUPct, m.Measured }},
+	"useful_work":         {0, func(m *pwrt.Metrics) (float64, bool) { return m.UsefulSeconds / 3600, m.Measured }},
+	"energy_pct":          {1, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyPct, m.Measured }},
+	"cap_excess":          {0, func(m *pwrt.Metrics) (float64, bool) { return m.CapExcessSeconds, m.HasCaps }},
+	"killed":              {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Killed), m.HasCaps }},
+	"deferred_jobs":       {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeferredJobs), m.HasDefer }},
+	"deferral_hours":      {0, func(m *pwrt.Metrics) (float64, bool) { return m.DeferralHours, m.HasDefer }},
+	"deadline_starts":     {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeadlineStarts), m.HasDefer }},
+	"nodes_off":           {1, func(m *pwrt.Metrics) (float64, bool) { return m.NodesOffMean, true }},
+	"bonus":               {2, func(m *pwrt.Metrics) (float64, bool) { return m.BonusW / 1e3, len(m.Levels) > 0 }},
+	"band_violations":     {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Band.Violations), m.HasBand }},
+	"band_hours_out":      {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.SecondsOut / 3600, m.HasBand }},
+	"band_max_over":       {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxOver / 1e3, m.HasBand }},
+	"band_max_under":      {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxUnder / 1e3, m.HasBand }},
+	"peak_metered":        {1, func(m *pwrt.Metrics) (float64, bool) { return m.PeakMeteredW / 1e3, m.HasBill }},
+	"utilization_hours":   {0, func(m *pwrt.Metrics) (float64, bool) { return m.UtilizationHours, m.HasBill }},
+	"energy_overrun":      {2, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyOverrun / 3.6e9, m.HasBill }},
+	"co2":                 {2, func(m *pwrt.Metrics) (float64, bool) { return m.CO2 / 1e6, m.HasCarbon }},
+	"mean_price":          {4, theory(func(t *pwrt.Theory) float64 { return t.MeanPrice })},
+	"oracle_best":         {4, theory(func(t *pwrt.Theory) float64 { return t.Best })},
+	"oracle_worst":        {4, theory(func(t *pwrt.Theory) float64 { return t.Worst })},
+	"theory_energy_infra": {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyInfra / 1e3 })},
+	"theory_energy_idle":  {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyIdle / 1e3 })},
+	"theory_energy_job":   {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyJob / 1e3 })},
 }
 
 // theory reads a figure of the run's Theory, if it has one.
@@ -70,23 +70,20 @@ func tco(f func(t *pwrt.Theory) float64) func(m *pwrt.Metrics) (float64, bool) {
 }
 
 // moreMoney are the bill's charges, in the table's money unit.
-var moreMoney = map[string]struct {
-	header string
-	get    func(m *pwrt.Metrics) (float64, bool)
-}{
-	"band_penalty":           {"Band penalty\n", func(m *pwrt.Metrics) (float64, bool) { return m.Band.Penalty, m.HasBand }},
-	"demand_charge":          {"Demand charge\n", func(m *pwrt.Metrics) (float64, bool) { return m.DemandCharge, m.HasBill }},
-	"overrun_cost":           {"Overrun\n", func(m *pwrt.Metrics) (float64, bool) { return m.OverrunCost, m.HasBill }},
-	"theory_shutdown_saving": {"Shutdown saving\n", theory(func(t *pwrt.Theory) float64 { return t.ShutdownSaving })},
-	"theory_infra_saving":    {"Infra saving\n", theory(func(t *pwrt.Theory) float64 { return t.InfraSaving })},
-	"oracle_cost_all":        {"Oracle all\n", theory(func(t *pwrt.Theory) float64 { return t.CostAll })},
-	"oracle_cost_client":     {"Oracle client\n", theory(func(t *pwrt.Theory) float64 { return t.CostClient })},
-	"tco_current":            {"TCO per year\n", tco(func(t *pwrt.Theory) float64 { return t.TCOCurrent })},
-	"tco_optimal_energy":     {"TCO opt. energy\n", tco(func(t *pwrt.Theory) float64 { return t.TCOOptimalEnergy })},
-	"tco_procurement":        {"TCO procurement\n", tco(func(t *pwrt.Theory) float64 { return t.TCOProcurement })},
+var moreMoney = map[string]func(m *pwrt.Metrics) (float64, bool){
+	"band_penalty":           func(m *pwrt.Metrics) (float64, bool) { return m.Band.Penalty, m.HasBand },
+	"demand_charge":          func(m *pwrt.Metrics) (float64, bool) { return m.DemandCharge, m.HasBill },
+	"overrun_cost":           func(m *pwrt.Metrics) (float64, bool) { return m.OverrunCost, m.HasBill },
+	"theory_shutdown_saving": theory(func(t *pwrt.Theory) float64 { return t.ShutdownSaving }),
+	"theory_infra_saving":    theory(func(t *pwrt.Theory) float64 { return t.InfraSaving }),
+	"oracle_cost_all":        theory(func(t *pwrt.Theory) float64 { return t.CostAll }),
+	"oracle_cost_client":     theory(func(t *pwrt.Theory) float64 { return t.CostClient }),
+	"tco_current":            tco(func(t *pwrt.Theory) float64 { return t.TCOCurrent }),
+	"tco_optimal_energy":     tco(func(t *pwrt.Theory) float64 { return t.TCOOptimalEnergy }),
+	"tco_procurement":        tco(func(t *pwrt.Theory) float64 { return t.TCOProcurement }),
 }
 
-// moreReportNames are the report names moreColumn renders.
+// moreReportNames are the report names moreCell renders.
 func moreReportNames() []string {
 	var out []string
 	for k := range moreMetrics {
@@ -98,29 +95,30 @@ func moreReportNames() []string {
 	return out
 }
 
-// moreColumn builds the column for one of these keys.
-func moreColumn(key string, rs []*pwrt.Result) (column, bool) {
+// moreCell formats the cells of one of these keys (its header is the
+// catalogue's).
+func moreCell(key string, rs []*pwrt.Result) (func(r *pwrt.Result) string, bool) {
 	if mm, ok := moreMetrics[key]; ok {
-		return column{header: mm.header, cell: func(r *pwrt.Result) string {
+		return func(r *pwrt.Result) string {
 			v, has := mm.get(&r.Metrics)
 			if !has {
 				return "–"
 			}
 			return thousands(v, mm.decimals)
-		}}, true
+		}, true
 	}
-	if mm, ok := moreMoney[key]; ok {
-		scale, unit := moneyUnit(rs)
-		d := decimalsFor(rs, func(m *pwrt.Metrics) float64 { v, _ := mm.get(m); return v / scale })
-		return column{header: mm.header + unit, cell: func(r *pwrt.Result) string {
-			v, has := mm.get(&r.Metrics)
+	if get, ok := moreMoney[key]; ok {
+		scale, _ := moneyUnit(rs)
+		d := decimalsFor(rs, func(m *pwrt.Metrics) float64 { v, _ := get(m); return v / scale })
+		return func(r *pwrt.Result) string {
+			v, has := get(&r.Metrics)
 			if !has {
 				return "–"
 			}
 			return thousands(v/scale, d)
-		}}, true
+		}, true
 	}
-	return column{}, false
+	return nil, false
 }
 
 // moreJSON adds the keys of these metrics a run has.
@@ -139,7 +137,7 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 	}
 	for i, p := range m.PStates {
 		if i < len(m.PStateShare) {
-			out["freq_share_"+strconv.FormatFloat(p.Freq/1e6, 'f', -1, 64)+"mhz"] = m.PStateShare[i]
+			out["freq_share_"+pwrt.PStateKey(p.Freq)+"mhz"] = m.PStateShare[i]
 		}
 		if i < len(m.PStateCoreShare) {
 			out["freq_core_share_"+pwrt.PStateKey(p.Freq)+"mhz"] = m.PStateCoreShare[i]
