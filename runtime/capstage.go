@@ -456,10 +456,15 @@ func (cs *capStage) fit(s *sim, j int32) (w float64, p int, ok bool) {
 		return cs.delta(s, j, top, 0), top, true
 	}
 	lowest = max(lowest, top)
-	// A bound first: at any pstate its increment is at least its power
-	// at the slowest it may run at less the most its nodes draw now (idle,
-	// or off), and its cap is at most the one at the top pstate.
-	if s.jobPower(j, lowest)-float64(s.alloc[j])*cs.freed > cap-cs.power {
+	// A bound first: at any pstate its increment is at least its least
+	// power over the pstates it may run at less the most its nodes draw
+	// now (idle, or off), and its cap is at most the one at the top pstate.
+	// (A machine's power may not fall with frequency: `check` only warns.)
+	least := s.jobPower(j, lowest)
+	for q := top; q < lowest; q++ {
+		least = min(least, s.jobPower(j, q))
+	}
+	if least-float64(s.alloc[j])*cs.freed > cap-cs.power {
 		return 0, 0, false
 	}
 	from := top

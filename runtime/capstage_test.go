@@ -61,6 +61,30 @@ func TestAlg2Toy(t *testing.T) {
 	}
 }
 
+// Alg. 2's early bound holds on a machine whose slower pstate draws more
+// (check only warns about it): 4 nodes, 2.0 GHz 200 W and 1.0 GHz 300 W,
+// idle 100 W; job 1 holds 2 nodes (600 W in all); job 2 (2 nodes) under an
+// 850 W cap fits at 2.0 GHz (+200 W) though not at 1.0 GHz (+400 W), and
+// starts at once. (A bound taken at the slowest pstate alone refused it:
+// 600 − 2 × 100 > 850 − 600.)
+func TestAlg2BoundNonMonotonePower(t *testing.T) {
+	m := Machine{Name: "odd", Nodes: 4, Slowdown: 2, Power: NodePower{Idle: 100, Busy: 200},
+		PStates: []PState{{Freq: 2e9, Power: 200}, {Freq: 1e9, Power: 300}}}
+	jobs := []workload.Job{
+		{ID: 1, Submit: 0, Runtime: 1000, Walltime: 1000, Nodes: 2, Procs: 2},
+		{ID: 2, Submit: 10, Runtime: 100, Walltime: 100, Nodes: 2, Procs: 2},
+	}
+	at := Instant{Offset: 10}
+	pol := Policy{Name: "p", Backfill: EASY, Powercaps: []Powercap{{Power: 850, Start: &at, Duration: 500, Notice: &at, Mode: CapDVFS, Fit: FitJob}}}
+	s, err := simulate(jobs, &m, 4, &pol, []float64{200, 200}, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.start[1] != 10 || s.pstate[1] != 0 {
+		t.Errorf("job 2 starts at %v s at pstate %d; want 10 s at pstate 0 (2.0 GHz)", s.start[1], s.pstate[1])
+	}
+}
+
 // TestPowercapInvariants replays random workloads on a Curie-like machine
 // under every mode and several caps (georgiou.md §6 items 9–13):
 //   - a 100 % cap, or a window after the last job, gives plain EASY's

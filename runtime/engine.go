@@ -705,8 +705,12 @@ func (s *sim) free() int {
 
 // startJob starts job j now (or when its nodes have booted).
 func (s *sim) startJob(j int32) {
-	if s.caps != nil { // unconstrained: the frequency stage's pstate
-		w, p, _ := s.weigh(j)
+	if s.caps != nil {
+		w, p, ok := s.weigh(j)
+		if !ok { // (a pass starts a job here on free nodes only when no cap bears on it)
+			p = s.freq.at(s, j)
+			w = s.caps.delta(s, j, p, 0)
+		}
 		s.startAt(j, w, p)
 		return
 	}

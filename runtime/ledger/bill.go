@@ -150,7 +150,11 @@ func DemandCharge(iv []Interval, d Demand, clock tariff.Clock) (charge, peak flo
 	periodPeak, covered := 0.0, 0.0
 	bill := func() {
 		if covered > 0 {
-			charge += d.Price * periodPeak * math.Min(1, covered/(to-from))
+			share := 1.0 // a charge per run (PeriodRun) is the run's whole
+			if span := to - from; !math.IsInf(span, 1) {
+				share = math.Min(1, covered/span)
+			}
+			charge += d.Price * periodPeak * share
 		}
 	}
 	for _, x := range iv {

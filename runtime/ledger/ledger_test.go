@@ -214,4 +214,9 @@ func TestDemandCharge(t *testing.T) {
 	if want := price * (1000 + 2000*36/365.0); math.Abs(ch-want) > 1e-12 || peak != 2000 {
 		t.Errorf("401 days: charge %v, peak %v; want %v (two whole years: %v)", ch, peak, want, price*3000)
 	}
+	// Per run: the run's peak, once, whatever its length (was 0: the
+	// covered share of an unbounded period).
+	if ch, peak := DemandCharge(long, Demand{Price: price, Period: PeriodRun}, clock); ch != price*2000 || peak != 2000 {
+		t.Errorf("per run: charge %v, peak %v; want %v, 2000", ch, peak, price*2000)
+	}
 }
