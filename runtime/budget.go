@@ -151,11 +151,24 @@ type budgetPass struct {
 // powercap its power increment at the pstate Alg. 2 gives it. It changes
 // nothing: startAt starts the job at that pstate.
 func (s *sim) weigh(j int32) (float64, int, bool) {
+	return s.weighBy(j, backfillLimit{endBy: math.Inf(1)})
+}
+
+// backfillLimit is what EASY's backfill asks of a job besides its cap: to
+// end by endBy, started now and after boot s, or else to add at most
+// extraW (−Inf: no extra nodes for it).
+type backfillLimit struct{ endBy, boot, extraW float64 }
+
+// weighBy is weigh for a backfill candidate: under a powercap, Alg. 2
+// gives up on it as soon as the pstate it would get can no longer meet
+// lim, before computing increments (estimates only grow as pstates slow
+// down, and no increment is below the job's least).
+func (s *sim) weighBy(j int32, lim backfillLimit) (float64, int, bool) {
 	if s.caps == nil {
 		w := s.weightOf(j)
 		return w, int(s.pstate[j]), w <= s.headroom()
 	}
-	return s.caps.fit(s, j)
+	return s.caps.fit(s, j, lim)
 }
 
 // startAt starts job j at pstate p (under a powercap: the one weigh gave;
@@ -177,9 +190,9 @@ func (s *sim) headNeed(j int32) float64 {
 		return s.weightOf(j)
 	}
 	top := s.freq.at(s, j)
-	_, lowest, _ := s.caps.capOf(s, j, top)
+	_, lowest, _, _ := s.caps.capOf(s, j, top)
 	p := max(lowest, top)
-	cap, _, _ := s.caps.capOf(s, j, p)
+	cap, _, _, _ := s.caps.capOf(s, j, p)
 	s.budget = cap - (s.caps.power - s.commitW)
 	// Its nodes are not free yet: they will be idle ones when it starts.
 	return s.jobPower(j, p) - float64(s.alloc[j])*s.machine.Power.Idle
@@ -369,19 +382,21 @@ func (s *sim) backfillBudgetEASY(b []int32, free int) int {
 				boot = s.machine.BootTime // it waits for off nodes to boot
 			}
 			var endEst float64
+			lim := backfillLimit{endBy: math.Inf(1)}
 			if s.caps != nil {
-				// Alg. 2 may slow it down, never speed it up: a job that
-				// would end after the shadow time at the frequency stage's
-				// pstate and has no extra nodes cannot start, at any
-				// pstate (and is not weighed: its increment costs a walk
-				// over the nodes it would get).
-				if nn > bp.extra && s.now+s.estAt(j, s.freq.at(s, j))+boot > bp.shadow {
-					continue
+				// Alg. 2 may slow it down, never speed it up: it must end
+				// by the shadow time at the pstate it gets or fit in the
+				// extra nodes and budget, and is not weighed once it can
+				// do neither (each increment costs a walk over the nodes
+				// it would get).
+				lim = backfillLimit{endBy: bp.shadow, boot: boot, extraW: math.Inf(-1)}
+				if nn <= bp.extra {
+					lim.extraW = bp.extraW
 				}
 			} else {
 				endEst = s.now + s.estimate(j) + boot
 			}
-			wt, p, ok := s.weigh(j)
+			wt, p, ok := s.weighBy(j, lim)
 			if !ok {
 				continue
 			}

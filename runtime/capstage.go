@@ -61,6 +61,10 @@ type capStage struct {
 	full  float64        // P_full, W
 	power float64        // the machine's power now, kept up to date in capped passes
 	freed float64        // the most a free node draws (idle or off), W
+	// The caps set for now that apply in this pass (constrains sets it at
+	// every pass: their rules read no job field and the pass's
+	// environment is fixed): the binding one's index (−1: none).
+	nowWin int
 
 	// Figures for metrics.
 	excessSeconds float64 // time above the cap in force
@@ -75,7 +79,7 @@ type capStage struct {
 // count from origin, the cleaned trace's first submission) and checks them
 // against the machine.
 func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) {
-	cs := &capStage{full: s.model.Full(), freed: math.Max(s.machine.Power.Idle, s.machine.Power.Off)}
+	cs := &capStage{full: s.model.Full(), freed: math.Max(s.machine.Power.Idle, s.machine.Power.Off), nowWin: -1}
 	cs.table, _ = s.mach.(*machine.Table)
 	first := s.jobs[0].Submit
 	ids := 0
@@ -380,13 +384,20 @@ func (cs *capStage) kill(s *sim, cap float64) {
 // constrains reports whether some cap bears on this pass: one applies
 // now, or a planned window has been noticed and is not over.
 func (cs *capStage) constrains(s *sim) bool {
+	bears := false
+	cs.nowWin = -1
 	for i := range cs.wins {
 		w := &cs.wins[i]
-		if w.planned && w.phase >= 1 && w.phase <= 2 || !w.planned && w.applies(s) {
-			return true
+		if w.planned {
+			bears = bears || w.phase >= 1 && w.phase <= 2
+		} else if w.applies(s) {
+			bears = true
+			if cs.nowWin < 0 || w.cap < cs.wins[cs.nowWin].cap {
+				cs.nowWin = i
+			}
 		}
 	}
-	return false
+	return bears
 }
 
 // capOf is job j's cap if it started now at pstate p, the mode's lowest
@@ -395,31 +406,66 @@ func (cs *capStage) constrains(s *sim) bool {
 // overlaps (+Inf: none), and those windows' reservations. At the top
 // pstate the walltime is the trace's (SLURM's test); a job slowed down
 // holds its nodes longer and must keep off the windows it then reaches.
-func (cs *capStage) capOf(s *sim, j int32, p int) (cap float64, lowest int, avoid uint64) {
-	cap, lowest = math.Inf(1), len(s.stretch)-1
-	end := s.now + s.jobs[j].Walltime
-	if p > 0 {
-		end = s.now + s.jobs[j].Walltime*s.stretch[p]
+//
+// bind is the binding window's index (−1: none); of windows with the same
+// cap the first binds.
+func (cs *capStage) capOf(s *sim, j int32, p int) (cap float64, lowest int, avoid uint64, bind int) {
+	cap, lowest, bind = math.Inf(1), 0, cs.nowWin
+	if bind >= 0 {
+		cap, lowest = cs.wins[bind].cap, cs.wins[bind].lowest
 	}
+	end := s.now + s.jobs[j].Walltime*s.stretch[p] // (stretch[0] is 1)
 	for i := range cs.wins {
 		w := &cs.wins[i]
-		on := false
-		if w.planned {
-			on = w.phase >= 1 && w.phase <= 2 && s.now < w.to && end > w.from
-			if on && w.reserved != nil {
-				avoid |= 1 << w.id
-			}
-		} else {
-			on = w.applies(s)
+		if !w.planned || !(w.phase >= 1 && w.phase <= 2 && s.now < w.to && end > w.from) {
+			continue
 		}
-		if on && w.cap < cap {
-			cap, lowest = w.cap, w.lowest
+		if w.reserved != nil {
+			avoid |= 1 << w.id
+		}
+		if w.cap < cap || w.cap == cap && i < bind {
+			cap, lowest, bind = w.cap, w.lowest, i
 		}
 	}
-	if math.IsInf(cap, 1) {
-		lowest = 0
+	return cap, lowest, avoid, bind
+}
+
+// slowest is the slowest pstate any job may run at under the caps and
+// the frequency stage.
+func (cs *capStage) slowest(s *sim) int {
+	p := 0
+	for i := range cs.wins {
+		p = max(p, cs.wins[i].lowest)
 	}
-	return cap, lowest, avoid
+	switch s.freq.kind {
+	case FreqPState:
+		p = max(p, s.freq.fixed)
+	case FreqRule:
+		p = len(s.stretch) - 1
+	}
+	return p
+}
+
+// leastIncrement is a lower bound on job j's power increment under any
+// cap: its least power over the pstates 0..slowest less the most its
+// nodes draw now. The queue index prunes capped walks on it (room), as it
+// does on budget weights; fit's own bound is at least this.
+func (cs *capStage) leastIncrement(s *sim, j int32, slowest int) float64 {
+	least := s.jobPower(j, 0)
+	for q := 1; q <= slowest; q++ {
+		least = min(least, s.jobPower(j, q))
+	}
+	return least - float64(s.alloc[j])*cs.freed
+}
+
+// room is what every job may add to the machine's power in this capped
+// pass: the lowest cap applying now less the power now (+Inf if none
+// applies now: a job whose walltime reaches no window is unconstrained).
+func (cs *capStage) room() float64 {
+	if cs.nowWin < 0 {
+		return math.Inf(1)
+	}
+	return cs.wins[cs.nowWin].cap - cs.power
 }
 
 // capAt is the cap in force on the machine now (+Inf if none).
@@ -441,15 +487,20 @@ func (cs *capStage) delta(s *sim, j int32, p int, avoid uint64) float64 {
 }
 
 // fit is Alg. 2: the pstate job j starts at now, and its increment, or
-// ok false if it fits at none (or, avoiding reserved nodes, lacks nodes).
+// ok false if it fits at none (or, avoiding reserved nodes, lacks nodes)
+// or lim shows that the first it fits at would neither end in time nor
+// fit the extra budget.
 // Unconstrained jobs start at the frequency stage's pstate. At each
 // pstate q the job's cap and the reservations it avoids are those of its
 // walltime at q (capOf): a slower pstate may reach a window the top one
 // does not, whose cap then applies too.
-func (cs *capStage) fit(s *sim, j int32) (w float64, p int, ok bool) {
+func (cs *capStage) fit(s *sim, j int32, lim backfillLimit) (w float64, p int, ok bool) {
 	top := s.freq.at(s, j)
-	cap, lowest, avoid := cs.capOf(s, j, top)
-	if math.IsInf(cap, 1) {
+	if s.now+s.estAt(j, top)+lim.boot > lim.endBy && lim.extraW == math.Inf(-1) {
+		return 0, 0, false
+	}
+	cap, lowest, avoid, bind := cs.capOf(s, j, top)
+	if bind < 0 {
 		if int(s.alloc[j]) > s.cnt.Free() {
 			return 0, 0, false
 		}
@@ -464,16 +515,17 @@ func (cs *capStage) fit(s *sim, j int32) (w float64, p int, ok bool) {
 	for q := top; q < lowest; q++ {
 		least = min(least, s.jobPower(j, q))
 	}
-	if least-float64(s.alloc[j])*cs.freed > cap-cs.power {
+	least -= float64(s.alloc[j]) * cs.freed
+	if least > cap-cs.power {
 		return 0, 0, false
 	}
 	from := top
-	if cs.fitIdle(s, j, cap) {
+	if cs.wins[bind].pc.Fit == FitIdle {
 		// SLURM's "optimal CPU frequency": the fastest at which every idle
 		// node could run under the cap; then down until the job fits.
 		from = lowest
 		for q := top; q <= lowest; q++ {
-			c, _, av := cs.capOf(s, j, q)
+			c, _, av, _ := cs.capOf(s, j, q)
 			idle := float64(s.cnt.Idle)
 			if r := cs.reservedOf(av); r != nil {
 				idle -= float64(cs.table.State().IdleSet().AndCount(r))
@@ -485,8 +537,16 @@ func (cs *capStage) fit(s *sim, j int32) (w float64, p int, ok bool) {
 		}
 	}
 	for q := from; q <= lowest; q++ {
+		if s.now+s.estAt(j, q)+lim.boot > lim.endBy && least > lim.extraW {
+			// Too late here and at every slower pstate, and too much
+			// for the extra budget at any.
+			return 0, 0, false
+		}
 		if q > top {
-			cap, _, avoid = cs.capOf(s, j, q)
+			cap, _, avoid, _ = cs.capOf(s, j, q)
+		}
+		if s.jobPower(j, q)-float64(s.alloc[j])*cs.freed > cap-cs.power {
+			continue // (its increment is at least this: not worth a walk over nodes)
 		}
 		if !cs.hasNodes(s, j, avoid) {
 			continue
@@ -513,16 +573,6 @@ func (cs *capStage) reservedOf(avoid uint64) *alloc.Bitset {
 		return nil
 	}
 	return cs.table.Reserved(avoid)
-}
-
-// fitIdle says whether the cap c bearing on a job uses SLURM's rule.
-func (cs *capStage) fitIdle(s *sim, j int32, c float64) bool {
-	for i := range cs.wins {
-		if cs.wins[i].cap == c {
-			return cs.wins[i].pc.Fit == FitIdle
-		}
-	}
-	return true
 }
 
 // planNotes describe each planned window's decision, for the table.

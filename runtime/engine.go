@@ -744,7 +744,7 @@ func (s *sim) startNodes(j int32) {
 	}
 	u := s.use(j)
 	if s.caps != nil {
-		_, _, u.Avoid = s.caps.capOf(s, j, int(s.pstate[j]))
+		_, _, u.Avoid, _ = s.caps.capOf(s, j, int(s.pstate[j]))
 	}
 	if booting := s.mach.Take(j, u, estEnd, boot); booting > 0 {
 		ts += s.machine.BootTime

@@ -101,7 +101,7 @@ type queueIndex struct {
 	refused []int32  // waiting jobs the static admit rule refuses (they never start)
 	seen    int32    // incremental passes: jobs from this one on arrived since the last pass
 	pruneE  bool     // estimates are fixed per job (no frequency rule)
-	pruneW  bool     // budget weights are fixed per job (no weight rule on time, no powercap)
+	pruneW  bool     // weights are fixed per job: budget weights (no weight rule on time), or powercaps' least increments
 	// For the pass's candidate walk: the classes that may still hold a
 	// candidate and, per class, its next candidate or the place to search
 	// from.
@@ -379,7 +379,9 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		}
 	}
 	ix.pruneE = s.freq.kind != FreqRule
-	ix.pruneW = s.caps == nil && p.Budget != nil && s.fixedWeights()
+	// Walks prune on a weight fixed per job: its budget weight, or under
+	// powercaps a lower bound on its power increment.
+	ix.pruneW = s.caps != nil || p.Budget != nil && s.fixedWeights()
 	// Size classes, each listing its jobs in queue order: slices of flat
 	// arrays, class by class. In submit order, jobs before the first
 	// waiting one have all started and never wait again: they are left
@@ -431,6 +433,11 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		}
 	}
 	ix.loc = make([]int32, m)
+	weight := s.weightOf
+	if s.caps != nil {
+		slowest := s.caps.slowest(s)
+		weight = func(j int32) float64 { return s.caps.leastIncrement(s, j, slowest) }
+	}
 	for r := int(ix.base); r < n; r++ {
 		j := ix.jobOf(int32(r))
 		k := &ix.classes[ix.cls[j-ix.base]]
@@ -439,7 +446,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		k.a = append(k.a, s.alloc[j])
 		k.e = append(k.e, below(s.est[j]))
 		if k.w != nil {
-			k.w = append(k.w, below(s.weightOf(j)))
+			k.w = append(k.w, below(weight(j)))
 		}
 	}
 	ix.set = newRankSet(n)
@@ -906,31 +913,28 @@ func (s *sim) filterFor(kind walkKind, free int) filter {
 	ix := s.q.ix
 	inf := math.Inf(1)
 	f := filter{now: s.now, free: free, room: inf, shadow: inf, extraW: inf}
+	// Under powercaps the room is the lowest cap applying now less the
+	// power now: Alg. 2's fit refuses every job whose least increment (its
+	// weight in the index) is above it.
+	room := s.headroom()
+	if s.caps != nil {
+		room = s.caps.room()
+	}
 	switch kind {
 	case walkBudgetFits:
 		if ix.pruneW {
-			f.room = s.headroom()
+			f.room = room
 		}
 	case walkEASY:
 		if ix.pruneE {
 			f.shadow, f.extra = s.shadow, s.extra
 		}
 	case walkBudgetEASY:
-		if s.caps != nil {
-			// Alg. 2's fit is tried on every job that fits in nodes and
-			// could end by the shadow time or take extra nodes (it only
-			// ever slows a job down: the estimate at the fixed pstate is
-			// the least); power is not pruned on.
-			if ix.pruneE {
-				f.shadow, f.extra = s.bp.shadow, s.bp.extra
-			}
-			break
-		}
 		if ix.pruneE {
 			f.shadow, f.extra = s.bp.shadow, s.bp.extra
 		}
 		if ix.pruneW {
-			f.room, f.extraW = s.headroom(), s.bp.extraW
+			f.room, f.extraW = room, s.bp.extraW
 		}
 	}
 	return f

@@ -143,7 +143,7 @@ func (s *sim) stuckReason(j int32, budgetOn bool) stuckReason {
 		return stuckValue
 	case s.caps != nil:
 		s.caps.power = s.model.Power(s.cnt, s.watts)
-		if _, _, ok := s.caps.fit(s, j); !ok {
+		if _, _, ok := s.caps.fit(s, j, backfillLimit{endBy: math.Inf(1)}); !ok {
 			return stuckCap
 		}
 	}

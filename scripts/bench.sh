@@ -96,12 +96,14 @@ awk -v a="$cp" -v b="$cl" -v r="$rl" 'BEGIN{printf "CEA-Curie partition 10 on 5,
 # Georgiou et al.'s powercap on CEA-Curie's partition 10 (Curie's levels
 # and pstates, EASY): a 60 % MIX window noticed at the first submission
 # (every pass until the window ends is a capped pass) and noticed 2 h
-# before it, against the same run without one (within 2x).
+# before it, against the same run without one (within 2x); and a 60 % DVFS
+# cap set for now every morning (every morning pass a capped pass).
 g=(--set "trace=$data/traces/CEA-Curie-2011-2.1-cln.swf.gz")
 read -r gp _ < <(measure "$bin" run scripts/bench/georgiou.pwr "${g[@]}" --experiment plain)
 read -r gc _ < <(measure "$bin" run scripts/bench/georgiou.pwr "${g[@]}" --experiment capped)
 read -r g2 _ < <(measure "$bin" run scripts/bench/georgiou.pwr "${g[@]}" --experiment notice2h)
-awk -v a="$gp" -v b="$gc" -v c="$g2" 'BEGIN{printf "CEA-Curie partition 10 on Curie: EASY %.3f s; a 60 %% MIX window noticed at the first submission %.3f s (%.2fx), noticed 2 h before %.3f s (%.2fx)\n", a, b, b/a, c, c/a}'
+read -r gm _ < <(measure "$bin" run scripts/bench/georgiou.pwr "${g[@]}" --experiment mornings)
+awk -v a="$gp" -v b="$gc" -v c="$g2" -v d="$gm" 'BEGIN{printf "CEA-Curie partition 10 on Curie: EASY %.3f s; a 60 %% MIX window noticed at the first submission %.3f s (%.2fx), noticed 2 h before %.3f s (%.2fx); a 60 %% DVFS cap every morning %.3f s (%.2fx)\n", a, b, b/a, c, c/a, d, d/a}'
 
 # Lawson & Smirni's online simulation on SDSC-BLUE (1,152 processors)
 # against plain EASY: weekly (within 3x) and hourly (within 20x), and the
