@@ -427,7 +427,7 @@ func (c *compiler) expandPStates(p *runtime.Plan, exp *runtime.Experiment) {
 	slices.SortFunc(hzs, func(a, b float64) int { return cmp.Compare(b, a) })
 	var names []string
 	for _, h := range hzs {
-		names = append(names, fmtFreq(h))
+		names = append(names, runtime.FreqLabel(h))
 	}
 	for _, f := range c.reportFreqs {
 		metric, _, _ := strings.Cut(f.key, ":")
@@ -436,7 +436,7 @@ func (c *compiler) expandPStates(p *runtime.Plan, exp *runtime.Experiment) {
 			c.diags.Errorf(f.at, "no machine of experiment `%s` has pstates, so `%s` has nothing to show", exp.Name, metric).
 				With("Give a machine pstates (`pstate 2.7 GHz 358 W`, `pstate 2.0 GHz 269 W`, …), or remove `%s`.", metric)
 		case f.hz > 0 && !slices.ContainsFunc(hzs, func(h float64) bool { return sameFreq(h, f.hz) }):
-			c.diags.Errorf(f.at, "no machine of experiment `%s` has a pstate at %s", exp.Name, fmtFreq(f.hz)).
+			c.diags.Errorf(f.at, "no machine of experiment `%s` has a pstate at %s", exp.Name, runtime.FreqLabel(f.hz)).
 				With("Their pstates: %s.", strings.Join(names, ", "))
 		}
 	}

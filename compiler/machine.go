@@ -548,16 +548,16 @@ func (c *compiler) pstates(m *runtime.Machine, d *decl, stmts []*lang.Stmt, slow
 			prev := m.PStates[n-1]
 			switch {
 			case sameFreq(ps.Freq, prev.Freq):
-				c.diags.Errorf(s.Args[0].Range(), "two pstates at %s", fmtFreq(ps.Freq)).
+				c.diags.Errorf(s.Args[0].Range(), "two pstates at %s", runtime.FreqLabel(ps.Freq)).
 					With("Each pstate is one frequency; remove one of them.").Note(at[n-1].Args[0].Range(), "the first one")
 				continue
 			case ps.Freq > prev.Freq:
-				c.diags.Errorf(s.Args[0].Range(), "pstates must go from the highest frequency down, but %s comes after %s", fmtFreq(ps.Freq), fmtFreq(prev.Freq)).
+				c.diags.Errorf(s.Args[0].Range(), "pstates must go from the highest frequency down, but %s comes after %s", runtime.FreqLabel(ps.Freq), runtime.FreqLabel(prev.Freq)).
 					With("List them highest first, as `pstate 2.7 GHz 358 W` then `pstate 2.4 GHz 317 W`: the first is a busy node's nominal power.").
 					Note(at[n-1].Args[0].Range(), "the pstate before it")
 				continue
 			case ps.Power > prev.Power && b == nil:
-				c.diags.Warnf(s.Args[1].Range(), "pstate %s draws more than %s above it (%s W > %s W)", fmtFreq(ps.Freq), fmtFreq(prev.Freq), trimNumber(ps.Power), trimNumber(prev.Power)).
+				c.diags.Warnf(s.Args[1].Range(), "pstate %s draws more than %s above it (%s W > %s W)", runtime.FreqLabel(ps.Freq), runtime.FreqLabel(prev.Freq), trimNumber(ps.Power), trimNumber(prev.Power)).
 					With("A node draws less at a lower frequency; check the two powers.")
 			}
 		}
@@ -574,7 +574,7 @@ func (c *compiler) pstates(m *runtime.Machine, d *decl, stmts []*lang.Stmt, slow
 	if slowdown == nil {
 		if len(m.PStates) > 1 && b == nil {
 			c.diags.Warnf(d.stmt.Args[0].Range(), "%s has pstates but no `slowdown`", what(d)).
-				With("Jobs at a lower pstate would run as fast as at the highest; add e.g. `slowdown 1.63 at %s` to its power block (Georgiou et al.'s value for Curie at its lowest pstate).", fmtFreq(m.PStates[len(m.PStates)-1].Freq))
+				With("Jobs at a lower pstate would run as fast as at the highest; add e.g. `slowdown 1.63 at %s` to its power block (Georgiou et al.'s value for Curie at its lowest pstate).", runtime.FreqLabel(m.PStates[len(m.PStates)-1].Freq))
 		}
 		return
 	}
@@ -611,12 +611,12 @@ func (c *compiler) pstates(m *runtime.Machine, d *decl, stmts []*lang.Stmt, slow
 		c.diags.Errorf(slowdown.Key.R, "`slowdown` needs at least two pstates").
 			With("Jobs run at full speed at the highest pstate, which is the only one; add the lower ones.")
 	case !sameFreq(hz, m.PStates[n-1].Freq) && inherited:
-		c.diags.Errorf(argsRange(stmts[len(stmts)-1]), "%s inherits `%s` from its base, but its lowest pstate is %s", what(d), c.file(slowdown).Sub(slowdown.Range), fmtFreq(m.PStates[n-1].Freq)).
-			With("Its pstates replace the base's; give it its own slowdown at its lowest pstate, e.g. `slowdown %s at %s`.", strconv.FormatFloat(f, 'g', 10, 64), fmtFreq(m.PStates[n-1].Freq)).
+		c.diags.Errorf(argsRange(stmts[len(stmts)-1]), "%s inherits `%s` from its base, but its lowest pstate is %s", what(d), c.file(slowdown).Sub(slowdown.Range), runtime.FreqLabel(m.PStates[n-1].Freq)).
+			With("Its pstates replace the base's; give it its own slowdown at its lowest pstate, e.g. `slowdown %s at %s`.", strconv.FormatFloat(f, 'g', 10, 64), runtime.FreqLabel(m.PStates[n-1].Freq)).
 			Note(slowdown.Range, "the inherited slowdown")
 	case !sameFreq(hz, m.PStates[n-1].Freq):
-		c.diags.Errorf(c.val(a[2], b).Range(), "the slowdown is given at %s, but the lowest pstate is %s", fmtFreq(hz), fmtFreq(m.PStates[n-1].Freq)).
-			DidYouMean(fmtFreq(m.PStates[n-1].Freq)).
+		c.diags.Errorf(c.val(a[2], b).Range(), "the slowdown is given at %s, but the lowest pstate is %s", runtime.FreqLabel(hz), runtime.FreqLabel(m.PStates[n-1].Freq)).
+			DidYouMean(runtime.FreqLabel(m.PStates[n-1].Freq)).
 			With("s(f) is 1 at the highest pstate and the slowdown at the lowest, linear in f between them: give it at the lowest.")
 	default:
 		m.Slowdown = f
@@ -667,19 +667,6 @@ func argsRange(s *lang.Stmt) lang.Range {
 // is `2 GHz`) up to rounding.
 func sameFreq(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
-}
-
-// fmtFreq writes a frequency as scenarios do: `2.7 GHz`.
-func fmtFreq(hz float64) string {
-	for _, u := range []struct {
-		scale float64
-		name  string
-	}{{1e9, "GHz"}, {1e6, "MHz"}, {1e3, "kHz"}} {
-		if hz >= u.scale {
-			return strconv.FormatFloat(hz/u.scale, 'g', 6, 64) + " " + u.name
-		}
-	}
-	return strconv.FormatFloat(hz, 'g', 6, 64) + " Hz"
 }
 
 // leftOver says how many nodes are left: "1 node is left", "3 nodes are left".

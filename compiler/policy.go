@@ -194,11 +194,11 @@ func (c *compiler) pairPolicy(run *runtime.Run, refs policyRefs, b binding) bool
 		var freqs []string
 		nearest, tie := "", false
 		for i, ps := range m.PStates {
-			freqs = append(freqs, fmtFreq(ps.Freq))
+			freqs = append(freqs, runtime.FreqLabel(ps.Freq))
 			d, best := math.Abs(ps.Freq-refs.freqHz), math.Abs(m.PStates[max(0, i-1)].Freq-refs.freqHz)
 			switch {
 			case i == 0 || d < best && !sameFreq(d, best):
-				nearest, tie = fmtFreq(ps.Freq), false
+				nearest, tie = runtime.FreqLabel(ps.Freq), false
 			case sameFreq(d, best):
 				tie = true
 			}
@@ -220,7 +220,7 @@ func (c *compiler) pairPolicy(run *runtime.Run, refs policyRefs, b binding) bool
 			}
 			if i < 0 {
 				use := refs.freqAt.Args[0]
-				d := c.diags.Errorf(argsRange(refs.freqAt), "machine `%s` has no pstate at %s", m.Name, fmtFreq(refs.freqHz)).
+				d := c.diags.Errorf(argsRange(refs.freqAt), "machine `%s` has no pstate at %s", m.Name, runtime.FreqLabel(refs.freqHz)).
 					DidYouMean(nearest).
 					With("Its pstates: %s.", strings.Join(freqs, ", "))
 				if v := c.val(use, b); v != use {

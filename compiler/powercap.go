@@ -201,7 +201,7 @@ func (c *compiler) pairPowercaps(m *runtime.Machine, caps []runtime.Powercap, re
 	ok := true
 	var freqs []string
 	for _, ps := range m.PStates {
-		freqs = append(freqs, fmtFreq(ps.Freq))
+		freqs = append(freqs, runtime.FreqLabel(ps.Freq))
 	}
 	for i := range min(len(caps), len(refs)) {
 		pc, r := &caps[i], refs[i]
@@ -221,7 +221,7 @@ func (c *compiler) pairPowercaps(m *runtime.Machine, caps []runtime.Powercap, re
 				found = found || sameFreq(ps.Freq, pc.Lowest)
 			}
 			if !found {
-				d := c.diags.Errorf(r.lowest.Range(), "machine `%s` has no pstate at %s", m.Name, fmtFreq(pc.Lowest))
+				d := c.diags.Errorf(r.lowest.Range(), "machine `%s` has no pstate at %s", m.Name, runtime.FreqLabel(pc.Lowest))
 				if len(freqs) > 0 {
 					d.With("Its pstates: %s.", strings.Join(freqs, ", "))
 				} else {

@@ -320,16 +320,26 @@ func (c ReportColumn) HeaderFor(money, level string) string {
 }
 
 // PStateLabel writes a frequency in MHz (a pstate metric's key) as a
-// scenario does: "2000" is 2 GHz; anything else is left as it is.
+// scenario does: "2000" is 2 GHz; "PSTATE" for none.
 func PStateLabel(mhz string) string {
 	f, err := strconv.ParseFloat(mhz, 64)
-	switch {
-	case err != nil || mhz == "":
+	if err != nil || mhz == "" {
 		return "PSTATE"
-	case f >= 1000:
-		return strconv.FormatFloat(f/1000, 'g', 6, 64) + " GHz"
 	}
-	return strconv.FormatFloat(f, 'g', 6, 64) + " MHz"
+	return FreqLabel(f * 1e6)
+}
+
+// FreqLabel writes a frequency in Hz as a scenario does: 2.7 GHz, 800 MHz.
+func FreqLabel(hz float64) string {
+	for _, u := range []struct {
+		scale float64
+		name  string
+	}{{1e9, "GHz"}, {1e6, "MHz"}, {1e3, "kHz"}} {
+		if hz >= u.scale {
+			return strconv.FormatFloat(hz/u.scale, 'g', 6, 64) + " " + u.name
+		}
+	}
+	return strconv.FormatFloat(hz, 'g', 6, 64) + " Hz"
 }
 
 // PStateKey is a frequency in Hz as a pstate metric's key gives it: MHz.
