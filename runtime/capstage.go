@@ -101,12 +101,7 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 			w.lowest = 0
 		}
 		if pc.Start != nil {
-			at := func(in Instant) (float64, error) {
-				win := Window{From: in, To: Instant{Offset: math.Inf(1)}}
-				f, _, err := win.submitWindow(clock, origin)
-				return f, err
-			}
-			from, err := at(*pc.Start)
+			from, err := pc.Start.on(clock, origin)
 			if err != nil {
 				return nil, fmt.Errorf("policy %s: powercap: %v", s.pol.Name, err)
 			}
@@ -116,7 +111,7 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 				w.notice = *s.notice
 			}
 			if pc.Notice != nil {
-				if w.notice, err = at(*pc.Notice); err != nil {
+				if w.notice, err = pc.Notice.on(clock, origin); err != nil {
 					return nil, fmt.Errorf("policy %s: powercap notice: %v", s.pol.Name, err)
 				}
 			}

@@ -81,22 +81,32 @@ func keeps(rule *Expr, env *Env, j *workload.Job) bool {
 	return rule.Bool(env)
 }
 
+// on places an instant on a trace's clock: a date in the trace's zone, an
+// offset after the first submission.
+func (i Instant) on(clock tariff.Clock, first float64) (float64, error) {
+	if i.Date == "" {
+		return first + i.Offset, nil
+	}
+	loc := clock.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	t, err := tariff.ParseLocal(i.Date, loc)
+	if err != nil {
+		return 0, err
+	}
+	return clock.Sim(t), nil
+}
+
 // submitWindow places a submission window on the trace's clock: dates in
 // the trace's zone, offsets after the first submission.
 func (w *Window) submitWindow(clock tariff.Clock, first float64) (from, to float64, err error) {
 	at := func(i Instant) (float64, error) {
-		if i.Date == "" {
-			return first + i.Offset, nil
-		}
-		loc := clock.Loc
-		if loc == nil {
-			loc = time.UTC
-		}
-		t, err := tariff.ParseLocal(i.Date, loc)
+		t, err := i.on(clock, first)
 		if err != nil {
 			return 0, fmt.Errorf("submitted %s: %v", i, err)
 		}
-		return clock.Sim(t), nil
+		return t, nil
 	}
 	if from, err = at(w.From); err != nil {
 		return 0, 0, err

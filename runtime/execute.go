@@ -508,11 +508,7 @@ type TraceSpan struct {
 // SpanOf is trace tr's span as workload w reads it (its zone and start
 // overrides; the records as they are, before cleaning and cuts).
 func SpanOf(w *Workload, tr *workload.Trace) (TraceSpan, error) {
-	zone := tr.Header.TimeZoneString
-	if zone == "" && tr.Header.HasTimeZone {
-		zone = fixedZone(tr.Header.TimeZone)
-	}
-	c, err := traceClock(w, tr.Header.UnixStartTime, zone)
+	c, err := traceClock(w, tr.Header.UnixStartTime, TraceZone(tr.Header))
 	sp := TraceSpan{First: math.Inf(1), Last: math.Inf(-1), Clock: c}
 	for _, r := range tr.Records {
 		if r.Submit >= 0 {
@@ -524,11 +520,7 @@ func SpanOf(w *Workload, tr *workload.Trace) (TraceSpan, error) {
 
 // At places an instant on the span's clock: a local date, or an offset
 // after the first submission.
-func (sp *TraceSpan) At(i Instant) (float64, error) {
-	win := Window{From: i, To: Instant{Offset: math.Inf(1)}}
-	f, _, err := win.submitWindow(sp.Clock, sp.First)
-	return f, err
-}
+func (sp *TraceSpan) At(i Instant) (float64, error) { return i.on(sp.Clock, sp.First) }
 
 // Local is trace time t as a local date, as a scenario writes it.
 func (sp *TraceSpan) Local(t float64) string {
@@ -747,10 +739,7 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		st := tr.Sacct.Stats
 		info.Sacct, info.SacctCores = &st, m.Cores
 	}
-	info.Epoch, info.Zone = tr.Header.UnixStartTime, tr.Header.TimeZoneString
-	if info.Zone == "" && tr.Header.HasTimeZone {
-		info.Zone = fixedZone(tr.Header.TimeZone)
-	}
+	info.Epoch, info.Zone = tr.Header.UnixStartTime, TraceZone(tr.Header)
 	traceNodes := 0
 	switch h := tr.Header; {
 	case h.MaxProcs > 0:
@@ -845,6 +834,15 @@ func (ld *loader) done(sh shape, tr *workload.Trace) {
 	if ld.users[sh.trace]--; ld.users[sh.trace] == 0 {
 		tr.Records = nil
 	}
+}
+
+// TraceZone is a trace's time zone as its header gives it: the
+// TimeZoneString, else the TimeZone offset (see fixedZone), else "".
+func TraceZone(h workload.Header) string {
+	if h.TimeZoneString == "" && h.HasTimeZone {
+		return fixedZone(h.TimeZone)
+	}
+	return h.TimeZoneString
 }
 
 // fixedZone names a fixed UTC offset (the SWF TimeZone key) as an IANA

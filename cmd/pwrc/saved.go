@@ -236,26 +236,10 @@ func (s *saved) readRun(run *pwrt.Run, jr jsonRun, headers map[string]*workload.
 			headers[run.Workload.Path] = tr
 		}
 		if tr != nil {
-			r.Workload.Epoch, r.Workload.Zone = tr.Header.UnixStartTime, tr.Header.TimeZoneString
-			if r.Workload.Zone == "" && tr.Header.HasTimeZone {
-				r.Workload.Zone = fixedZone(tr.Header.TimeZone)
-			}
+			r.Workload.Epoch, r.Workload.Zone = tr.Header.UnixStartTime, pwrt.TraceZone(tr.Header)
 		}
 	}
 	return r, nil
-}
-
-// fixedZone names a fixed UTC offset as an IANA Etc/GMT zone, as the
-// simulator does for the SWF TimeZone key.
-func fixedZone(offset int) string {
-	if offset%3600 != 0 || offset == 0 {
-		return ""
-	}
-	h := -offset / 3600
-	if h > 0 {
-		return fmt.Sprintf("Etc/GMT+%d", h)
-	}
-	return fmt.Sprintf("Etc/GMT%d", h)
 }
 
 // readStatesCSV reads a <run>.states.csv.
