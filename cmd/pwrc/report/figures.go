@@ -251,7 +251,7 @@ func PowerSVG(r Run) []byte {
 	div, unit := powerUnit(top)
 	var price Bins
 	if r.Price != nil {
-		ts, ps := priceSteps(r.Price, x0, x1)
+		ts, ps, _ := priceSteps(r.Price, x0, x1)
 		price = binStep(ts, func(i int) float64 { return ps[i] }, x1, x0, x1, bins)
 	}
 	for i, name := range names {
@@ -375,19 +375,14 @@ func budgetOf(r Run, x0, x1 float64) (bl budgetLine, ok bool) {
 		if peak < 0 {
 			return bl, false // the run said so: it never triggers
 		}
-		bl.ts, bl.ws = nil, nil
-		x := x0
-		for range 1 << 20 {
-			_, period, next := r.Price.At(x)
-			w := math.NaN()
+		var periods []int
+		bl.ts, _, periods = priceSteps(r.Price, x0, x1)
+		bl.ws = make([]float64, len(periods))
+		for i, period := range periods {
+			bl.ws[i] = math.NaN()
 			if period == peak {
-				w = bl.w
+				bl.ws[i] = bl.w
 			}
-			bl.ts, bl.ws = append(bl.ts, x), append(bl.ws, w)
-			if !(next > x) || next >= x1 {
-				break
-			}
-			x = next
 		}
 		bl.label = "power budget during peak (limits " + limits + ", not the total)"
 	case pol.When == pwrt.BudgetDuringPeak:

@@ -84,19 +84,20 @@ func Tariff(run Run, load PriceLoader) (tariff.Tariff, error) {
 	return tariff.Hourly(clock, series.Scaled(k.PriceScale), start), nil
 }
 
-// priceSteps walks a tariff's price changes over [from, to]: times and
-// prices of a step function. It stops after maxSteps changes (a price
-// that changes every second for years is drawn only so far).
-func priceSteps(t tariff.Tariff, from, to float64) (ts, ps []float64) {
+// priceSteps walks a tariff's price changes over [from, to]: times,
+// prices and tariff periods of a step function. It stops after maxSteps
+// changes (a price that changes every second for years is drawn only so
+// far).
+func priceSteps(t tariff.Tariff, from, to float64) (ts, ps []float64, periods []int) {
 	const maxSteps = 1 << 20
 	x := from
 	for range maxSteps {
-		p, _, next := t.At(x)
-		ts, ps = append(ts, x), append(ps, p)
+		p, period, next := t.At(x)
+		ts, ps, periods = append(ts, x), append(ps, p), append(periods, period)
 		if !(next > x) || next >= to {
 			break
 		}
 		x = next
 	}
-	return ts, ps
+	return ts, ps, periods
 }
