@@ -77,8 +77,7 @@ func lawsonJSON(m *pwrt.Metrics, out map[string]any) {
 
 // lawsonFromMap reads back what lawsonJSON writes.
 func lawsonFromMap(mm map[string]any, m *pwrt.Metrics) {
-	f := func(k string) (float64, bool) { v, ok := mm[k].(float64); return v, ok }
-	g := func(k string) float64 { v, _ := f(k); return v }
+	g := jsonMap(mm).get
 	m.BsldLawson = g("bsld_lawson_mean")
 	m.SLAViolations = pwrt.SLAShares{SLA: g("sla"), Share: g("sla_violations_share")}
 	var bounds []float64

@@ -174,8 +174,7 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 // saved run directory's tables show what the run showed
 // (TestSavedRunsShowEveryMetric keeps the two in step).
 func moreFromMap(mm map[string]any, m *pwrt.Metrics) {
-	f := func(k string) (float64, bool) { v, ok := mm[k].(float64); return v, ok }
-	g := func(k string) float64 { v, _ := f(k); return v }
+	f, g := jsonMap(mm).num, jsonMap(mm).get
 	if _, ok := f("launched"); ok {
 		m.Measured, m.Launched = true, int(g("launched"))
 		m.CPUSeconds, m.UsefulSeconds = g("cpu_time_core_hours")*3600, g("useful_work_core_hours")*3600

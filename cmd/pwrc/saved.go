@@ -361,15 +361,20 @@ func readHoursCSV(r io.Reader, m *pwrt.Metrics) error {
 	return nil
 }
 
+// jsonMap is a run's metrics as --format json writes them, read back.
+type jsonMap map[string]any
+
+// num is key k's number, if it has one.
+func (mm jsonMap) num(k string) (float64, bool) { v, ok := mm[k].(float64); return v, ok }
+
+// get is key k's number, 0 if it has none.
+func (mm jsonMap) get(k string) float64 { v, _ := mm.num(k); return v }
+
 // metricsFromMap reads back the metrics --format json writes; the
 // components are in the order of the state series' power columns, or in
 // the simulator's order.
 func metricsFromMap(mm map[string]any, ss *pwrt.StateSeries) pwrt.Metrics {
-	f := func(k string) (float64, bool) {
-		v, ok := mm[k].(float64)
-		return v, ok
-	}
-	g := func(k string) float64 { v, _ := f(k); return v }
+	f, g := jsonMap(mm).num, jsonMap(mm).get
 	m := pwrt.Metrics{
 		Jobs: int(g("jobs")), Dropped: int(g("jobs_dropped")), Capped: int(g("runtimes_capped")),
 		RunDays: g("run_days"), Utilization: g("utilization"), Nodes: int(g("nodes")),
