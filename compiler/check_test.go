@@ -94,7 +94,7 @@ func loadArchive(t *testing.T, ar *txtar.Archive) (string, map[string][]byte, co
 	if root == "" {
 		t.Fatal("archive holds no .pwr file")
 	}
-	opts := compiler.Options{ReadFile: memFS(files), OpenData: memOpen(files)}
+	opts := compiler.Options{ReadFile: memFS(files), OpenData: memOpen(files), Lint: true}
 	for _, line := range strings.Split(string(ar.Comment), "\n") {
 		key, val, _ := strings.Cut(strings.TrimSpace(line), " ")
 		switch key {

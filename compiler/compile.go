@@ -31,6 +31,11 @@ type Options struct {
 	// series), which are checked by reading their start; nil means
 	// os.Open, and did-you-mean suggestions from the directory listing.
 	OpenData func(string) (io.ReadCloser, error)
+	// Lint adds the checks that read whole data files (`pwrc check`): a
+	// powercap window placed against the trace's submissions. A run does
+	// without them (the simulator notes such a window itself) rather than
+	// parse its traces twice.
+	Lint bool
 }
 
 // Set is one --set NAME=VALUE.
@@ -99,12 +104,12 @@ type compiler struct {
 	// budgetAt is where each policy's budget relative to a baseline is
 	// written, for errors found when runs are linked to baselines.
 	budgetAt map[string]*lang.Stmt
-	allocAt  map[string]*lang.Stmt // each policy's `allocate contiguous N`
-	usedDecl map[*decl]bool        // declarations some run uses, directly or as a base
-	data     map[string]*dataFile  // data files opened, by resolved path
-	osData   bool                  // data files are the real file system's
-	spans    map[string]*traceSpan // traces read for the span of their submissions (powercap windows)
-	reported map[string]bool       // warnings given once however many runs share their cause
+	allocAt  map[string]*lang.Stmt         // each policy's `allocate contiguous N`
+	usedDecl map[*decl]bool                // declarations some run uses, directly or as a base
+	data     map[string]*dataFile          // data files opened, by resolved path
+	osData   bool                          // data files are the real file system's
+	spans    map[string]*runtime.TraceSpan // traces read for the span of their submissions (powercap windows)
+	reported map[string]bool               // warnings given once however many runs share their cause
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
 }
@@ -173,7 +178,7 @@ func newCompiler(opts Options) *compiler {
 		cycles:     map[string]bool{},
 		inline:     map[*lang.Stmt]*decl{},
 		data:       map[string]*dataFile{},
-		spans:      map[string]*traceSpan{},
+		spans:      map[string]*runtime.TraceSpan{},
 		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
 		osData:     osData,

@@ -250,21 +250,15 @@ func (c *compiler) pairCapContract(run *runtime.Run, refs []capRefs) {
 	}
 }
 
-// traceSpan is what reading a trace told the compiler about its
-// submissions (nil span: it could not be read; the runtime says why).
-type traceSpan struct {
-	span *runtime.TraceSpan
-}
-
 // spanOf reads the SWF trace of workload w for the span of its
-// submissions, once per compilation.
+// submissions, once per compilation (nil: it could not be read; the
+// runtime says why).
 func (c *compiler) spanOf(w *runtime.Workload) *runtime.TraceSpan {
 	key := w.Path + "\x00" + w.TimeZone + "\x00" + w.Start
 	if sp, ok := c.spans[key]; ok {
-		return sp.span
+		return sp
 	}
-	ts := &traceSpan{}
-	c.spans[key] = ts
+	c.spans[key] = nil
 	rc, err := c.opts.OpenData(w.Path)
 	if err != nil {
 		return nil
@@ -278,14 +272,17 @@ func (c *compiler) spanOf(w *runtime.Workload) *runtime.TraceSpan {
 	if err != nil || math.IsInf(sp.First, 1) {
 		return nil
 	}
-	ts.span = &sp
-	return ts.span
+	c.spans[key] = &sp
+	return &sp
 }
 
 // pairCapTrace warns of a reserved powercap window that lies entirely
 // before the first submission of the run's trace (it caps nothing) or
 // after its last (it caps only the queue's tail).
 func (c *compiler) pairCapTrace(run *runtime.Run, refs []capRefs, b binding) {
+	if !c.opts.Lint {
+		return
+	}
 	w := &run.Workload
 	if !slices.ContainsFunc(run.Policy.Powercaps, func(pc runtime.Powercap) bool { return pc.Start != nil }) {
 		return

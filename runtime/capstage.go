@@ -116,8 +116,11 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 				}
 			}
 			w.notice = math.Min(w.notice, w.from)
-			if w.from > s.jobs[len(s.jobs)-1].Submit {
+			switch {
+			case w.from > s.jobs[len(s.jobs)-1].Submit:
 				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap window from %s starts after the last submission", s.pol.Name, pc.Start))
+			case w.to <= first:
+				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap window from %s ends before the first submission: it caps nothing", s.pol.Name, pc.Start))
 			}
 			if pc.Mode != CapDVFS && pc.Mode != CapIdle {
 				if ids == 64 {

@@ -85,6 +85,28 @@ func TestAlg2BoundNonMonotonePower(t *testing.T) {
 	}
 }
 
+// A window that ends before the first submission caps nothing, and the
+// run says so (check warns too, but only `pwrc check` reads whole traces).
+func TestPowercapWindowBeforeTrace(t *testing.T) {
+	m := curieLike(90)
+	jobs := []workload.Job{
+		{ID: 1, Submit: 1000, Runtime: 100, Walltime: 100, Nodes: 80, Procs: 80},
+		{ID: 2, Submit: 1010, Runtime: 100, Walltime: 100, Nodes: 80, Procs: 80},
+	}
+	at := Instant{Offset: -5000} // (offsets count from the first submission)
+	pol := Policy{Name: "p", Backfill: EASY, Powercaps: []Powercap{{Share: 0.4, Start: &at, Duration: 3600, Mode: CapShut}}}
+	s, err := simulate(jobs, &m, 90, &pol, []float64{358, 358}, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.start[0] != 1000 || s.start[1] != 1100 {
+		t.Errorf("starts %v, want EASY's [1000 1100]", s.start)
+	}
+	if notes := strings.Join(s.caps.planNotes(s), "\n"); !strings.Contains(notes, "ends before the first submission: it caps nothing") {
+		t.Errorf("notes %q", notes)
+	}
+}
+
 // TestPowercapInvariants replays random workloads on a Curie-like machine
 // under every mode and several caps (georgiou.md §6 items 9–13):
 //   - a 100 % cap, or a window after the last job, gives plain EASY's

@@ -41,7 +41,7 @@ It exits 1 when a file has errors (or, with --strict, warnings).`,
 			failed := false
 			all := []lang.JSONDiagnostic{}
 			for _, path := range args {
-				res := compiler.Compile(path, compiler.Options{})
+				res := compiler.Compile(path, compiler.Options{Lint: true})
 				errs, warns := res.Diags.Count()
 				if errs > 0 || (strict && warns > 0) {
 					failed = true
