@@ -365,6 +365,33 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 	p.Experiments = append(p.Experiments, exp)
 }
 
+// nextGroup is the parenthesised group after args[*i], if there is one,
+// which it then steps over.
+func nextGroup(args []lang.Value, i *int) *lang.Group {
+	if *i+1 < len(args) {
+		if g, ok := args[*i+1].(*lang.Group); ok {
+			*i++
+			return g
+		}
+	}
+	return nil
+}
+
+// unswept says whether a report argument is not a swept param: a report's
+// columns are the same for every run, so it names its values instead.
+func (c *compiler) unswept(v lang.Value, metric, example string) bool {
+	p, isParam := v.(*lang.Ident)
+	if !isParam || c.params[p.Name] == nil {
+		return true
+	}
+	if _, sweeps := c.params[p.Name].value.(*lang.List); !sweeps {
+		return true
+	}
+	c.diags.Errorf(p.R, "param `%s` sweeps, but a report's columns are the same for every run", p.Name).
+		With("List the values instead: `%s(%s)`.", metric, example)
+	return false
+}
+
 // reportBounds are the bounds a report asks a bound metric for, in order.
 func reportBounds(report []string, metric string) []float64 {
 	var out []float64
@@ -1233,33 +1260,27 @@ func (c *compiler) report(s *lang.Stmt) []string {
 			continue
 		}
 		if lm, ok := rackMetrics[id.Name]; ok {
-			if i+1 < len(args) {
-				if g, ok := args[i+1].(*lang.Group); ok {
-					i++
-					if lm != "levels_on" || len(g.Items) != 1 || g.Items[0][0].Text() != "mean" {
-						c.diags.Errorf(g.Range(), "`%s` takes no arguments but `(mean)` after `racks`", id.Name).
-							With("`%s` is `%s(rack)`; for another level write `%s(LEVEL)`.", id.Name, lm, lm)
-					}
-				}
+			if g := nextGroup(args, &i); g != nil && (lm != "levels_on" || len(g.Items) != 1 || g.Items[0][0].Text() != "mean") {
+				c.diags.Errorf(g.Range(), "`%s` takes no arguments but `(mean)` after `racks`", id.Name).
+					With("`%s` is `%s(rack)`; for another level write `%s(LEVEL)`.", id.Name, lm, lm)
 			}
 			out = append(out, lm+":rack")
 			continue
 		}
 		if pstateMetrics[id.Name] {
-			g, ok := lang.Value(nil), false
-			if i+1 < len(args) {
-				g, ok = args[i+1].(*lang.Group)
-			}
-			if !ok {
+			g := nextGroup(args, &i)
+			if g == nil {
 				out = append(out, id.Name+":") // a column per pstate (expandPStates)
 				c.reportFreqs = append(c.reportFreqs, reportFreq{key: id.Name + ":", at: id.R})
 				continue
 			}
-			i++
-			for _, it := range g.(*lang.Group).Items {
+			for _, it := range g.Items {
 				if len(it) != 1 {
 					c.diags.Errorf(it[0].Range(), "`%s` takes a pstate's frequency", id.Name).
 						With("Write `%s(2.0 GHz)`, or `%s` alone for a column per pstate.", id.Name, id.Name)
+					continue
+				}
+				if !c.unswept(it[0], id.Name, "2.0 GHz, 1.2 GHz") {
 					continue
 				}
 				if hz, _, ok := c.quantity(it[0], nil, lang.Frequency, id.Name); ok {
@@ -1272,20 +1293,17 @@ func (c *compiler) report(s *lang.Stmt) []string {
 		}
 		if levelMetrics[id.Name] {
 			level := ""
-			if i+1 < len(args) {
-				if g, ok := args[i+1].(*lang.Group); ok {
-					i++
-					for k, it := range g.Items {
-						lid, ok := it[0].(*lang.Ident)
-						switch {
-						case ok && len(it) == 1 && k == 0 && lid.Name != "mean":
-							level = lid.Name
-							c.reportLevels = append(c.reportLevels, lid)
-						case ok && len(it) == 1 && lid.Name == "mean" && id.Name == "levels_on":
-						default:
-							c.diags.Errorf(it[0].Range(), "`%s` takes the name of one of the machine's levels", id.Name).
-								With("Write `%s(rack)`; without a name it describes the lowest level.", id.Name)
-						}
+			if g := nextGroup(args, &i); g != nil {
+				for k, it := range g.Items {
+					lid, ok := it[0].(*lang.Ident)
+					switch {
+					case ok && len(it) == 1 && k == 0 && lid.Name != "mean":
+						level = lid.Name
+						c.reportLevels = append(c.reportLevels, lid)
+					case ok && len(it) == 1 && lid.Name == "mean" && id.Name == "levels_on":
+					default:
+						c.diags.Errorf(it[0].Range(), "`%s` takes the name of one of the machine's levels", id.Name).
+							With("Write `%s(rack)`; without a name it describes the lowest level.", id.Name)
 					}
 				}
 			}
@@ -1293,22 +1311,14 @@ func (c *compiler) report(s *lang.Stmt) []string {
 			continue
 		}
 		if boundMetrics[id.Name] {
-			g, ok := (*lang.Group)(nil), false
-			if i+1 < len(args) {
-				g, ok = args[i+1].(*lang.Group)
-			}
-			if !ok {
+			g := nextGroup(args, &i)
+			if g == nil {
 				out = append(out, id.Name)
 				continue
 			}
-			i++
 			for _, it := range g.Items {
-				if p, isParam := it[0].(*lang.Ident); isParam && c.params[p.Name] != nil {
-					if _, sweeps := c.params[p.Name].value.(*lang.List); sweeps {
-						c.diags.Errorf(p.R, "param `%s` sweeps, but a report's columns are the same for every run", p.Name).
-							With("List the bounds instead: `%s(100, 200, 400)`.", id.Name)
-						continue
-					}
+				if !c.unswept(it[0], id.Name, "100, 200, 400") {
+					continue
 				}
 				n, ok := c.val(it[0], nil).(*lang.Number)
 				if !ok || len(it) != 1 || n.Unit != "" || n.Value < 1 {
@@ -1328,16 +1338,11 @@ func (c *compiler) report(s *lang.Stmt) []string {
 			out = append(out, id.Name)
 			continue
 		}
-		if i+1 >= len(args) {
+		g := nextGroup(args, &i)
+		if g == nil {
 			out = append(out, gs.def)
 			continue
 		}
-		g, ok := args[i+1].(*lang.Group)
-		if !ok {
-			out = append(out, gs.def)
-			continue
-		}
-		i++
 		var stats []string
 		for k := range gs.stats {
 			stats = append(stats, k)
