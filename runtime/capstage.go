@@ -122,7 +122,7 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 			case w.to <= first:
 				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap window from %s ends before the first submission: it caps nothing", s.pol.Name, pc.Start))
 			}
-			if pc.Mode != CapDVFS && pc.Mode != CapIdle {
+			if pc.switchesOff() {
 				if ids == 64 {
 					return nil, fmt.Errorf("policy %s: more than 64 powercap windows switch nodes off", s.pol.Name)
 				}
@@ -150,11 +150,17 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 	return cs, nil
 }
 
+// switchesOff reports whether a powercap is a reserved window whose mode
+// may switch nodes off (shut, mix, auto).
+func (pc *Powercap) switchesOff() bool {
+	return pc.Start != nil && pc.Mode != CapDVFS && pc.Mode != CapIdle
+}
+
 // plansSwitchOff reports whether a policy's powercaps reserve nodes to
 // switch off, which needs node identities.
 func plansSwitchOff(pol *Policy) bool {
-	for _, pc := range pol.Powercaps {
-		if pc.Start != nil && pc.Mode != CapDVFS && pc.Mode != CapIdle {
+	for i := range pol.Powercaps {
+		if pol.Powercaps[i].switchesOff() {
 			return true
 		}
 	}
@@ -225,7 +231,7 @@ func (cs *capStage) step(s *sim) {
 		if w := &cs.wins[i]; w.planned && w.phase == 2 && s.now >= w.to {
 			w.phase = 3
 			s.changed = true
-			if cs.table != nil && w.reserved != nil {
+			if w.reserved != nil { // (only a machine's table holds reservations)
 				if n := cs.table.BootReserved(w.id, cs.open(), s.machine.BootTime > 0, s.now); n > 0 && s.machine.BootTime > 0 {
 					s.shutSeq++
 					id := -s.shutSeq
@@ -238,7 +244,7 @@ func (cs *capStage) step(s *sim) {
 		}
 	}
 	for i := range cs.wins {
-		if w := &cs.wins[i]; w.planned && w.phase == 2 && cs.table != nil && w.reserved != nil {
+		if w := &cs.wins[i]; w.planned && w.phase == 2 && w.reserved != nil {
 			d := s.machine.ShutdownTime
 			if n := cs.table.SwitchOffReserved(w.id, d > 0); n > 0 {
 				s.changed, s.stale = true, true
@@ -283,7 +289,7 @@ func (cs *capStage) machineOf(s *sim) pcap.Machine {
 // reserve plans window w (Alg. 1) and reserves the nodes to switch off,
 // those free earliest.
 func (cs *capStage) reserve(s *sim, w *capWindow) {
-	if w.pc.Mode == CapDVFS || w.pc.Mode == CapIdle || cs.table == nil {
+	if !w.pc.switchesOff() || cs.table == nil {
 		return
 	}
 	pm := cs.machineOf(s)

@@ -127,7 +127,6 @@ type sim struct {
 	env        Env
 	clock      tariff.Clock
 	tar        tariff.Tariff
-	wakeDeps   bool // rules read time, tariff or carbon: pass when they change
 	wakePrice  bool // rules read time or tariff: pass at every price change
 	wakeHours  bool // rules read now.*: pass every hour
 	wakeCarbon bool // rules read carbon.*: pass at every change of intensity
@@ -275,7 +274,6 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.wakePrice = s.deps&(DepNow|DepPeak|DepPrice) != 0
 	s.wakeHours = s.deps&DepNow != 0
 	s.wakeCarbon = s.carbon != nil && s.deps&DepCarbon != 0
-	s.wakeDeps = s.wakePrice || s.wakeCarbon
 	if d := pol.Defer; d != nil {
 		s.defers = newDeferStage(d, n)
 		// Its rules need the pass's environment, but do not wake the
@@ -500,7 +498,7 @@ func (s *sim) loop() error {
 		if d := s.shutdownDue(); d < t {
 			t = d
 		}
-		if s.q.nwait > 0 && s.wakeDeps {
+		if s.q.nwait > 0 && (s.wakePrice || s.wakeCarbon) {
 			if w := s.wakeAt(); w < t {
 				t = w
 			}
