@@ -272,7 +272,7 @@ func TestCapAndBudgetInBrowser(t *testing.T) {
 // directory, and --report.
 func limitsReport(t *testing.T) (dir, page string, runs []jsonRun) {
 	t.Helper()
-	scen := writeScenario(t, "limits.pwr", limitsScenario)
+	scen := limitsScenario(t)
 	dir = t.TempDir()
 	page = filepath.Join(dir, "r.html")
 	results := filepath.Join(dir, "results.json")

@@ -269,40 +269,23 @@ func TestREADMEFigure(t *testing.T) {
 	}
 }
 
-// limitsScenario: a 60 % powercap for an hour (of P_full, 32 × 300 W) and
-// a budget of 6 kW on the jobs' power during the contract's peak.
-const limitsScenario = `import "std/policies"
-import "std/kunkel"
-
-machine m {
-  nodes 32
-  cores 4
-  power {
-    off 5 W
-    idle 80 W
-    pstate 2.4 GHz 300 W
-    pstate 1.8 GHz 220 W
-    pstate 1.2 GHz 160 W
-    slowdown 1.6 at 1.2 GHz
-  }
+// limitsScenario is the report package's scenario of a powercap and
+// power budgets (report/testdata/limits.pwr, runs capped, always, peak
+// and busy), written where a test runs it.
+func limitsScenario(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("report", "testdata", "limits.pwr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeScenario(t, "limits.pwr", string(data))
 }
-
-policy capped from easy { powercap 60% from 10 h for 1 h { mode dvfs } }
-policy peak from easy { budget 6 kW during peak }
-
-experiment x {
-  workload synthetic { jobs 300; load 80%; seed 4 }
-  machine  m
-  contract kunkel_basepeak
-  policy   [capped, peak]
-}
-`
 
 // The cap in force and the budget reach the power plots of --report, of
 // pwrc report DIR (cap_w read back from the states files, empty where
 // no cap applies) and of pwrc plot, the same bytes in all three.
 func TestReportCapAndBudget(t *testing.T) {
-	scen := writeScenario(t, "limits.pwr", limitsScenario)
+	scen := limitsScenario(t)
 	dir := t.TempDir()
 	page := filepath.Join(t.TempDir(), "r.html")
 	if o, e, code := pwrc(t, "run", scen, "--format", "json", "-o", filepath.Join(dir, "results.json"), "--series", dir, "--jobs", dir, "--report", page); code != 0 {

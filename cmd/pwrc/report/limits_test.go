@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,48 +13,17 @@ import (
 	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
-// limitsScenario: a machine with pstates under a 60 % powercap for an
-// hour (60 % of P_full = 0.6 × 32 × 300 W = 5,760 W), and the same machine
-// under power budgets that apply always, during the contract's peak
-// (06:00..22:00) and while a rule holds.
-const limitsScenario = `import "std/policies"
-import "std/kunkel"
-
-machine m {
-  nodes 32
-  cores 4
-  power {
-    off 5 W
-    idle 80 W
-    pstate 2.4 GHz 300 W
-    pstate 1.8 GHz 220 W
-    pstate 1.2 GHz 160 W
-    slowdown 1.6 at 1.2 GHz
-  }
-}
-
-policy capped from easy { powercap 60% from 10 h for 1 h { mode dvfs } }
-policy always from easy { budget 9.6 kW }
-policy peak from easy { budget 6 kW during peak }
-policy busy from easy { budget 6 kW while price.now > 0.12 }
-
-experiment x {
-  workload synthetic { jobs 300; load 80%; seed 4 }
-  machine  m
-  contract kunkel_basepeak
-  policy   [capped, always, peak, busy]
-}
-`
+// testdata/limits.pwr (the main package's report tests run it too): a
+// machine with pstates under a 60 % powercap for an hour (60 % of P_full =
+// 0.6 × 32 × 300 W = 5,760 W), and the same machine under power budgets
+// that apply always, during the contract's peak (06:00..22:00) and while a
+// rule holds.
 
 const limitsCap = 0.6 * 32 * 300 // W
 
 func limitsRuns(t *testing.T) map[string]Run {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "limits.pwr")
-	if err := os.WriteFile(path, []byte(limitsScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res := compiler.Compile(path, compiler.Options{})
+	res := compiler.Compile(filepath.Join("testdata", "limits.pwr"), compiler.Options{})
 	if res.Diags.HasErrors() {
 		t.Fatalf("does not compile: %v", res.Diags)
 	}
