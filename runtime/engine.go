@@ -246,13 +246,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.alloc[i] = int32(a)
 		s.pstate[i] = uint8(fixed)
 		s.jw[i] = s.jobPower(int32(i), fixed)
-		s.est[i] = j.Walltime
-		if pol.Estimate == Exact {
-			s.est[i] = j.Runtime
-		}
-		if fixed > 0 {
-			s.est[i] *= s.stretch[fixed]
-		}
+		s.est[i] = s.estOf(int32(i), fixed)
 	}
 	if wide > 0 {
 		return nil, wideError(jobs[firstWide], wide, nodes, unit)
@@ -775,8 +769,13 @@ func (s *sim) runEst(j int32) float64 { return s.estAt(j, int(s.pstate[j])) }
 // a planner's free time — is stretched alike, whoever chose p.
 func (s *sim) estAt(j int32, p int) float64 {
 	if p == s.freq.fixedPState() {
-		return s.est[j] // (stretched to the fixed pstate when set)
+		return s.est[j] // (estOf at the fixed pstate, kept per job)
 	}
+	return s.estOf(j, p)
+}
+
+// estOf computes estAt.
+func (s *sim) estOf(j int32, p int) float64 {
 	e := s.jobs[j].Walltime
 	if s.pol.Estimate == Exact {
 		e = s.jobs[j].Runtime
