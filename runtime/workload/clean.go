@@ -42,11 +42,53 @@ func (s CleanStats) Dropped() int {
 // waits are ignored. Jobs come out sorted by submit time, ties in file order
 // (some traces are not sorted).
 func Clean(t *Trace, c Cleaning) ([]Job, CleanStats) {
-	cores := max(c.Cores, 1)
-	st := CleanStats{Records: len(t.Records)}
-	jobs := make([]Job, 0, len(t.Records))
-	for i := range t.Records {
-		r := &t.Records[i]
+	cl := NewCleaner(c, len(t.Records))
+	cl.Add(t.Records)
+	return cl.Finish()
+}
+
+// Cleaner applies Clean to records as they are read, so that jobs can be
+// simulated while the rest of the trace is still being parsed.
+type Cleaner struct {
+	c      Cleaning
+	cores  int
+	st     CleanStats
+	jobs   []Job
+	sorted bool
+}
+
+// NewCleaner cleans for machine c; size is the expected number of records
+// (0 if unknown).
+func NewCleaner(c Cleaning, size int) *Cleaner {
+	return &Cleaner{c: c, cores: max(c.Cores, 1), jobs: make([]Job, 0, size), sorted: true}
+}
+
+// Jobs returns the jobs cleaned so far, in file order. Later Adds append
+// to the slice's array beyond its length, or move it to a new one, so
+// the slice stays valid.
+func (cl *Cleaner) Jobs() []Job { return cl.jobs }
+
+// Sorted reports whether the jobs so far are sorted by submit time, as
+// Finish would leave them without sorting.
+func (cl *Cleaner) Sorted() bool { return cl.sorted }
+
+// Finish returns every job, sorted by submit time (ties in file order),
+// and what the rules did.
+func (cl *Cleaner) Finish() ([]Job, CleanStats) {
+	jobs, st := cl.jobs, cl.st
+	st.Jobs = len(jobs)
+	if !cl.sorted {
+		slices.SortStableFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) })
+	}
+	return jobs, st
+}
+
+// Add cleans records, the next ones of the trace.
+func (cl *Cleaner) Add(rs []Record) {
+	c, cores, st, jobs := cl.c, cl.cores, &cl.st, cl.jobs
+	st.Records += len(rs)
+	for i := range rs {
+		r := &rs[i]
 		procs, fromReq := r.AllocProcs, false
 		if procs <= 0 {
 			procs, fromReq = r.ReqProcs, true
@@ -102,11 +144,10 @@ func Clean(t *Trace, c Cleaning) ([]Job, CleanStats) {
 			Line:      int32(r.Line),
 			Power:     power,
 		})
+		// (cmp.Compare's order: a NaN sorts first; Clean drops those.)
+		if n := len(jobs); cl.sorted && n > 1 && jobs[n-1].Submit < jobs[n-2].Submit {
+			cl.sorted = false
+		}
 	}
-	st.Jobs = len(jobs)
-	bySubmit := func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) }
-	if !slices.IsSortedFunc(jobs, bySubmit) {
-		slices.SortStableFunc(jobs, bySubmit)
-	}
-	return jobs, st
+	cl.jobs = jobs
 }

@@ -196,3 +196,25 @@ func TestCleanRealTraces(t *testing.T) {
 		})
 	}
 }
+
+// A Cleaner fed a trace in pieces gives what Clean gives for the whole,
+// and says whether the jobs so far are in submit order.
+func TestCleanerInPieces(t *testing.T) {
+	tr := &Trace{Records: []Record{
+		rec(10, 5, 1, 1, 1, 10), rec(11, 5, 1, 1, 1, 10), rec(12, 6, 0, 1, 1, 10),
+		rec(13, 7, 1, 1, 1, 10), rec(14, 3, 1, 1, 1, 10), rec(15, 8, 1, 1, 1, 10),
+	}}
+	want, wantSt := Clean(tr, Cleaning{Cores: 1, Nodes: 4})
+	for cut := range len(tr.Records) + 1 {
+		cl := NewCleaner(Cleaning{Cores: 1, Nodes: 4}, 0)
+		cl.Add(tr.Records[:cut])
+		if sorted := cut < 5; cl.Sorted() != sorted {
+			t.Errorf("after %d records: Sorted %v, want %v", cut, cl.Sorted(), sorted)
+		}
+		cl.Add(tr.Records[cut:])
+		jobs, st := cl.Finish()
+		if !reflect.DeepEqual(jobs, want) || st != wantSt {
+			t.Fatalf("cut at %d: got %+v %+v, want %+v %+v", cut, jobs, st, want, wantSt)
+		}
+	}
+}

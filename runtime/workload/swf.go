@@ -54,6 +54,11 @@ type ReadOptions struct {
 	// SkipBadLines counts malformed lines (and malformed values of known
 	// header keys) in Trace.BadLines and goes on, instead of failing.
 	SkipBadLines bool
+	// OnRecords, if set, is called as reading goes with the records
+	// parsed since its last call (in file order, never empty) and the
+	// header as read so far; it must not keep recs, whose array is reused.
+	// It runs on the goroutine that parses.
+	OnRecords func(h *Header, recs []Record)
 }
 
 // LineError reports a malformed line.
@@ -360,6 +365,7 @@ type parser struct {
 	hint      int64 // expected text size, bytes; 0 = unknown
 	fed       int64 // text bytes seen so far
 	estimated bool
+	handed    int // records passed to OnRecords
 }
 
 const recordBlock = 8192
@@ -411,6 +417,7 @@ func (p *parser) feed(b []byte) error {
 	if err := p.lines(b); err != nil {
 		return err
 	}
+	p.handOn()
 	if !p.estimated && p.hint > 0 && p.fed >= min(64<<10, p.hint/8) && p.nrec+len(p.cur) > 0 {
 		p.estimate()
 	}
@@ -452,7 +459,38 @@ func (p *parser) finish() error {
 	}
 	err := p.handle(p.carry)
 	p.carry = p.carry[:0]
+	if err == nil {
+		p.handOn()
+	}
 	return err
+}
+
+// handOn passes the records parsed since the last call to OnRecords.
+func (p *parser) handOn() {
+	f := p.opt.OnRecords
+	total := p.nrec + len(p.cur)
+	if f == nil || total == p.handed {
+		return
+	}
+	// The new records end the last blocks: walk back to the first.
+	first := p.handed
+	p.handed = total
+	at := total - len(p.cur) // index of p.cur[0]
+	segs := [][]Record{p.cur}
+	for k := len(p.blocks) - 1; k >= 0 && at > first; k-- {
+		at -= len(p.blocks[k])
+		segs = append(segs, p.blocks[k])
+	}
+	for k := len(segs) - 1; k >= 0; k-- {
+		seg := segs[k]
+		if at < first {
+			seg = seg[first-at:]
+		}
+		at += len(segs[k])
+		if len(seg) > 0 {
+			f(&p.t.Header, seg)
+		}
+	}
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")

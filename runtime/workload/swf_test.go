@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -438,7 +439,19 @@ func checkAgainstRef(t *testing.T, data []byte, opt ReadOptions, cfgs []readConf
 		if isGz && cfg.chunk < 64 {
 			continue // a small stream may inflate to megabytes: too slow byte by byte
 		}
+		// OnRecords sees every record once, in order.
+		var handed []Record
+		opt := opt
+		opt.OnRecords = func(_ *Header, recs []Record) {
+			if len(recs) == 0 {
+				t.Fatalf("%+v: OnRecords with no records", cfg)
+			}
+			handed = append(handed, recs...)
+		}
 		got, err := readSWF("f.swf", bytes.NewReader(data), opt, cfg)
+		if err == nil && !slices.Equal(handed, got.Records) {
+			t.Fatalf("%+v: OnRecords handed %d records, the trace has %d (or they differ)", cfg, len(handed), len(got.Records))
+		}
 		if isGz {
 			// The two inflaters may disagree on what is corrupt; they
 			// must agree on what a valid stream holds.
