@@ -152,6 +152,14 @@ type sim struct {
 	defers *deferStage   // the price-aware start; nil: jobs start when they can
 	infra  float64       // the machine's infrastructure power, W
 
+	// A streamed trace (feed.go): nil once every job is in.
+	feed *jobFeed
+	draw *powerDraw // each new job's power
+	// abandoned: a stage that needed every job found the streamed run
+	// must be run again on the whole trace.
+	abandoned bool
+	lastKey   [2]float64 // static priority and order of the last job in
+
 	// What the run was asked to record or how to hold its nodes.
 	identified  bool // nodes have identities even where nothing needs them
 	recordNodes bool // keep every job's node list (for --jobs)
@@ -222,34 +230,26 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	}
 	s.freq = newPStateChoice(pol.Frequency, m)
 	n := len(jobs)
-	s.est = make([]float64, n)
-	s.alloc = make([]int32, n)
-	s.jw = make([]float64, n)
-	s.pstate = make([]uint8, n)
-	s.start = make([]float64, n)
-	s.end = make([]float64, n)
-	s.status = make([]uint8, n)
+	if s.feed != nil {
+		// (the per-job state grows as jobs come: see add)
+		s.jobs, s.pw = nil, nil
+		if err := s.add(jobs); err != nil {
+			return nil, err
+		}
+	} else {
+		s.est = make([]float64, n)
+		s.alloc = make([]int32, n)
+		s.jw = make([]float64, n)
+		s.pstate = make([]uint8, n)
+		s.start = make([]float64, n)
+		s.end = make([]float64, n)
+		s.status = make([]uint8, n)
+		if err := s.initJobs(0); err != nil {
+			return nil, err
+		}
+	}
 	if pol.Budget != nil || len(pol.Powercaps) > 0 {
 		s.wt = make([]float64, n)
-	}
-	unit := max(1, pol.Contiguous)
-	fixed := s.freq.fixedPState()
-	wide, firstWide := 0, -1
-	for i, j := range jobs {
-		a := (j.Nodes + unit - 1) / unit * unit
-		if a > nodes {
-			if wide++; wide == 1 {
-				firstWide = i
-			}
-			continue
-		}
-		s.alloc[i] = int32(a)
-		s.pstate[i] = uint8(fixed)
-		s.jw[i] = s.jobPower(int32(i), fixed)
-		s.est[i] = s.estOf(int32(i), fixed)
-	}
-	if wide > 0 {
-		return nil, wideError(jobs[firstWide], wide, nodes, unit)
 	}
 	if pol.Budget != nil {
 		s.staticWeights()
@@ -278,13 +278,21 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 			}
 		}
 	}
-	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
-		s.prio = make([]float64, n)
+	if s.feed != nil {
+		// Static keys are only checked to order the jobs as the trace
+		// does, which streams() and staticKeys leave to trace order.
+		if !s.keysInTraceOrder(0) {
+			return nil, errFeedAbandoned
+		}
+	} else {
+		if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
+			s.prio = make([]float64, n)
+		}
+		if pol.Order != nil && !pol.Order.Deps.Dynamic() {
+			s.order = make([]float64, n)
+		}
+		s.staticKeys()
 	}
-	if pol.Order != nil && !pol.Order.Deps.Dynamic() {
-		s.order = make([]float64, n)
-	}
-	s.staticKeys()
 	t0 := 0.0
 	if n > 0 {
 		t0 = jobs[0].Submit
@@ -343,6 +351,150 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.tail()
 	}
 	return s, nil
+}
+
+// streamFrom makes the run take its jobs from a feed as the trace is
+// read: simulate's jobs are the first ones, and draw gives each its power.
+func streamFrom(f *jobFeed, draw *powerDraw) simOption {
+	return func(s *sim) { s.feed, s.draw = f, draw }
+}
+
+// pull waits for more jobs of a streamed trace, or its end: the run then
+// has every job, as it would have had from the start.
+func (s *sim) pull() error {
+	jobs, ended, ok := s.feed.wait(len(s.jobs))
+	if ended && !ok {
+		return errFeedAbandoned
+	}
+	if err := s.add(jobs); err != nil {
+		return err
+	}
+	if ended {
+		s.feed = nil
+		s.initPrice() // (price.mean is over every submission)
+	}
+	return nil
+}
+
+// drain waits for the rest of a streamed trace, for a stage that needs
+// every job.
+func (s *sim) drain() error {
+	for s.feed != nil {
+		if err := s.pull(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add takes a streamed trace's jobs so far, which extend s.jobs.
+func (s *sim) add(jobs []workload.Job) error {
+	from := len(s.jobs)
+	if len(jobs) == from {
+		return nil
+	}
+	n := len(jobs)
+	s.jobs = jobs
+	// The reader sizes its jobs for the whole trace: so do these.
+	size := max(n, cap(jobs))
+	s.est = extend(s.est, n, size)
+	s.alloc = extend(s.alloc, n, size)
+	s.jw = extend(s.jw, n, size)
+	s.pstate = extend(s.pstate, n, size)
+	s.start = extend(s.start, n, size)
+	s.end = extend(s.end, n, size)
+	s.status = extend(s.status, n, size)
+	if cap(s.pw) < n {
+		s.pw = slices.Grow(s.pw, size-len(s.pw))
+	}
+	s.pw = s.draw.append(s.pw, jobs[from:])
+	if err := s.initJobs(from); err != nil {
+		return err
+	}
+	if from > 0 && !s.keysInTraceOrder(from) {
+		return errFeedAbandoned
+	}
+	return nil
+}
+
+// extend lengthens a to n with zero values, to a capacity of size when
+// it must move.
+func extend[T any](a []T, n, size int) []T {
+	if cap(a) < n {
+		a = slices.Grow(a, size-len(a))
+	}
+	return append(a, make([]T, n-len(a))...)
+}
+
+// keysInTraceOrder reports whether the policy's static priority and order
+// keep jobs from on in trace order (each after the one before it), as
+// staticKeys finds before it leaves the queue in trace order. A key that
+// is NaN or fails counts as out of order: staticKeys keeps such keys.
+func (s *sim) keysInTraceOrder(from int) (in bool) {
+	p := s.pol
+	if p.Priority == nil && p.Order == nil {
+		return true
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isEval := r.(*EvalError); !isEval {
+				panic(r)
+			}
+			in = false
+		}
+	}()
+	f := fields(p.Priority, p.Order)
+	for j := from; j < len(s.jobs); j++ {
+		s.setJobEnv(int32(j), f)
+		var k [2]float64
+		if p.Priority != nil {
+			k[0] = p.Priority.Num(&s.env)
+		}
+		if p.Order != nil {
+			k[1] = p.Order.Num(&s.env)
+		}
+		if k[0] != k[0] || k[1] != k[1] {
+			return false
+		}
+		if j > 0 {
+			// j before j-1: a higher priority, or an equal one and a
+			// lower order key (staticBefore).
+			if last := s.lastKey; k[0] > last[0] || k[0] == last[0] && k[1] < last[1] {
+				return false
+			}
+		}
+		s.lastKey = k
+	}
+	return true
+}
+
+// initJobs sets the per-job state of jobs from on that does not change
+// until they start: allocation, pstate, power and estimate at the fixed
+// pstate.
+func (s *sim) initJobs(from int) error {
+	unit := max(1, s.pol.Contiguous)
+	fixed := s.freq.fixedPState()
+	wide, firstWide := 0, -1
+	for i := from; i < len(s.jobs); i++ {
+		a := (s.jobs[i].Nodes + unit - 1) / unit * unit
+		if a > s.nodes {
+			if wide++; wide == 1 {
+				firstWide = i
+			}
+			continue
+		}
+		s.alloc[i] = int32(a)
+		s.pstate[i] = uint8(fixed)
+		s.jw[i] = s.jobPower(int32(i), fixed)
+		s.est[i] = s.estOf(int32(i), fixed)
+	}
+	if wide > 0 {
+		if s.feed != nil {
+			return errFeedAbandoned // (the whole trace's error counts every such job)
+		}
+		return wideError(s.jobs[firstWide], wide, s.nodes, unit)
+	}
+	return nil
 }
 
 // FullPower is the machine's maximum power on nodes nodes (P_full: every
@@ -478,10 +630,21 @@ func (p *Policy) deps() Deps {
 const maxIdleSpan = 20 * 365 * 86400.0
 
 func (s *sim) loop() error {
-	n := len(s.jobs)
 	next := 0
 	lastProgress := s.now
-	for s.done < n {
+	for {
+		if s.abandoned {
+			return errFeedAbandoned
+		}
+		if s.feed != nil && next == len(s.jobs) {
+			if err := s.pull(); err != nil {
+				return err
+			}
+		}
+		n := len(s.jobs)
+		if s.done >= n {
+			break
+		}
 		t := math.Inf(1)
 		if next < n {
 			t = s.jobs[next].Submit
@@ -529,10 +692,22 @@ func (s *sim) loop() error {
 			lastProgress = t
 		}
 		arrived := next
-		for next < n && s.jobs[next].Submit == t {
+		for {
+			if s.feed != nil && next == len(s.jobs) {
+				// (jobs submitted at t may be still to come)
+				if err := s.pull(); err != nil {
+					return err
+				}
+			}
+			if next == len(s.jobs) || s.jobs[next].Submit != t {
+				break
+			}
 			s.enqueue(int32(next))
 			next++
 			lastProgress = t
+		}
+		if s.abandoned {
+			return errFeedAbandoned
 		}
 		if s.capa != nil {
 			s.capa.beforePass(s, arrived, next)

@@ -42,6 +42,10 @@ type Options struct {
 	// Progress, if set, is called after each run finishes, never
 	// concurrently.
 	Progress func(done, total int)
+	// WholeTraces reads every trace before simulating on it: no run
+	// streams its trace (feed.go). Results are the same either way; tests
+	// compare the two.
+	WholeTraces bool
 }
 
 // Result is the outcome of one run.
@@ -56,6 +60,7 @@ type Result struct {
 	Err      error
 	starts   []float64 // start times, kept until inverse pairs are counted
 	paired   bool      // its inverse pairs were counted as it ended (see runOne)
+	streamed bool      // it simulated while its trace was read (feed.go)
 }
 
 // JobRecord is one job's schedule. Times are on the trace's clock.
@@ -271,13 +276,29 @@ func isBaselineOfSome(r *Run, p *Plan) bool {
 }
 
 // runOne executes a run; a rule that fails at run time becomes its error.
-func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool) (res *Result) {
+func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool) *Result {
+	if ld.claimStream(run, o) {
+		if res, again := runWith(ctx, ld, run, o, baseline, keepStarts, ld.stream(run)); !again {
+			res.streamed = true
+			return res
+		}
+	}
+	res, _ := runWith(ctx, ld, run, o, baseline, keepStarts, nil)
+	return res
+}
+
+// runWith runs run on its whole trace, or with a feed on the jobs read so
+// far while the rest is read (feed.go); again says a streamed run must be
+// run again on the whole trace.
+func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool, feed *jobFeed) (res *Result, again bool) {
 	res = &Result{Run: run}
 	defer func() {
 		if x := recover(); x != nil {
 			var ee *EvalError
 			if e, ok := x.(error); ok && errors.As(e, &ee) {
-				res.Err = ee
+				// (a streamed run fails as the whole trace's run does,
+				// with what loading it said)
+				res.Err, again = ee, feed != nil
 				return
 			}
 			panic(x)
@@ -285,18 +306,39 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	}()
 	if err := ctx.Err(); err != nil {
 		res.Err = err
-		return res
+		return res, false
 	}
-	jobs, info, err := ld.jobs(run)
+	var (
+		jobs []workload.Job
+		info WorkloadInfo
+		err  error
+	)
+	if feed != nil {
+		// The first jobs, and what the header says of the machine and the
+		// clock; the rest of info is known once the trace is read.
+		var h workload.Header
+		var ok bool
+		if jobs, h, ok = feed.first(); !ok {
+			return nil, true
+		}
+		info = WorkloadInfo{Name: run.Workload.Name, Path: run.Workload.Path, Epoch: h.UnixStartTime, Zone: TraceZone(h)}
+		key, err := cleanKeyOf(run, keyOf(run), h)
+		if err != nil {
+			return nil, true
+		}
+		info.Nodes = key.nodes
+	} else {
+		jobs, info, err = ld.jobs(run)
+	}
 	res.Workload = info
 	if err != nil {
 		res.Err = err
-		return res
+		return res, false
 	}
 	clock, notes, err := clockFor(run, info, ld)
 	if err != nil {
 		res.Err = err
-		return res
+		return res, false
 	}
 	res.Notes = append(res.Notes, notes...)
 	first := 0.0
@@ -313,7 +355,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	}
 	if err != nil {
 		res.Err = err
-		return res
+		return res, false
 	}
 	if len(jobs) > 0 {
 		first = jobs[0].Submit
@@ -344,7 +386,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		from, to, err := a.resolve(clock, origin)
 		if err != nil {
 			res.Err = err // the run is named wherever its error is shown
-			return res
+			return res, false
 		}
 		if run.Measure {
 			opts = append(opts, measureOver(from, to))
@@ -356,14 +398,14 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	tar, notes, err := tariffFor(run, clock, priceFrom, ld)
 	if err != nil {
 		res.Err = err
-		return res
+		return res, false
 	}
 	res.Notes = append(res.Notes, notes...)
 	if k := &run.Contract; k.Band != nil || k.Demand != nil || k.EnergyBudget > 0 || k.HasCarbon {
 		carbon, err := carbonFor(run, clock, priceFrom, ld)
 		if err != nil {
 			res.Err = err
-			return res
+			return res, false
 		}
 		opts = append(opts, withBill(k, carbon))
 	}
@@ -371,14 +413,31 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 	budget, notes, err := budgetFor(run, baseline, tar)
 	if err != nil {
 		res.Err = err // the run is named wherever its error is shown
-		return res
+		return res, false
 	}
 	res.Notes = append(res.Notes, notes...)
-	pw := jobPowers(jobs, run.Workload.Power, &m)
+	var pw []float64
+	if feed != nil {
+		opts = append(opts, streamFrom(feed, newPowerDraw(run.Workload.Power, &m)))
+	} else {
+		pw = jobPowers(jobs, run.Workload.Power, &m)
+	}
 	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar, opts...)
+	if feed != nil {
+		if err != nil {
+			return nil, true // (the whole trace's run says what failed)
+		}
+		// Every job is in: what loading the trace said.
+		var all []workload.Job
+		all, info, err = ld.jobs(run)
+		if err != nil || len(all) != len(s.jobs) {
+			return nil, true
+		}
+		jobs, res.Workload = s.jobs, info
+	}
 	if err != nil {
 		res.Err = err // the run is named wherever its error is shown
-		return res
+		return res, false
 	}
 	if keepStarts {
 		res.starts = s.start
@@ -398,7 +457,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		note, err := priceCoverage(&run.Contract, clock, tar, from, to)
 		if err != nil {
 			res.Err = err // the run is named wherever its error is shown
-			return res
+			return res, false
 		}
 		if note != "" {
 			res.Notes = append(res.Notes, note)
@@ -435,7 +494,7 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 			res.Jobs[i] = r
 		}
 	}
-	return res
+	return res, false
 }
 
 // budgetFor resolves a run's power budget in W: +Inf without one.
@@ -609,9 +668,11 @@ func carbonFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 // runs share it, and cleans each trace once per machine shape.
 type loader struct {
 	mu      sync.Mutex
-	users   map[traceKey]int // shapes yet to be cleaned from each trace
-	shapes  map[shape]bool   // shapes not yet cleaned
-	records map[traceKey]int // each trace's record count (kept when the records go)
+	users   map[traceKey]int  // shapes yet to be cleaned from each trace
+	shapes  map[shape]bool    // shapes not yet cleaned
+	records map[traceKey]int  // each trace's record count (kept when the records go)
+	readers map[traceKey]int  // chosen runs reading each trace
+	claimed map[traceKey]bool // traces a run streams
 	traces  map[traceKey]*onceValue[*workload.Trace]
 	cleaned map[cleanKey]*onceValue[cleaned]
 	series  map[string]*onceValue[*tariff.Series]
@@ -659,7 +720,11 @@ func shapeOf(r *Run) shape {
 
 func newLoader(p *Plan, chosen []bool) *loader {
 	users, shapes := map[traceKey]int{}, map[shape]bool{}
+	readers := map[traceKey]int{}
 	for i, r := range p.Runs {
+		if chosen[i] && r.Workload.Kind != Synthetic {
+			readers[keyOf(r)]++
+		}
 		if sh := shapeOf(r); r.Workload.Kind != Synthetic && chosen[i] && !shapes[sh] {
 			shapes[sh] = true
 			users[sh.trace]++
@@ -668,6 +733,8 @@ func newLoader(p *Plan, chosen []bool) *loader {
 	return &loader{
 		users:   users,
 		shapes:  shapes,
+		readers: readers,
+		claimed: map[traceKey]bool{},
 		records: map[traceKey]int{},
 		traces:  map[traceKey]*onceValue[*workload.Trace]{},
 		cleaned: map[cleanKey]*onceValue[cleaned]{},
@@ -689,6 +756,22 @@ func getOnce[K comparable, T any](mu *sync.Mutex, m map[K]*onceValue[T], k K, f 
 
 func (ld *loader) prices(path string, f tariff.Format) (*tariff.Series, error) {
 	return getOnce(&ld.mu, ld.series, path+"\x00"+f.Time.String(), func() (*tariff.Series, error) { return tariff.OpenPrices(path, f) })
+}
+
+// claimStream reports whether run may simulate while its trace is read
+// (streams), and if so makes it the one run that does.
+func (ld *loader) claimStream(run *Run, o Options) bool {
+	if o.WholeTraces || !streams(run, o) {
+		return false
+	}
+	tk := keyOf(run)
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	if ld.readers[tk] != 1 || ld.claimed[tk] || ld.traces[tk] != nil {
+		return false
+	}
+	ld.claimed[tk] = true
+	return true
 }
 
 // jobs returns the cleaned jobs of a run and what loading them did.
@@ -740,32 +823,14 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		info.Sacct, info.SacctCores = &st, m.Cores
 	}
 	info.Epoch, info.Zone = tr.Header.UnixStartTime, TraceZone(tr.Header)
-	traceNodes := 0
-	switch h := tr.Header; {
-	case h.MaxProcs > 0:
-		traceNodes = (h.MaxProcs + m.Cores - 1) / m.Cores
-	case h.MaxNodes > 0:
-		traceNodes = h.MaxNodes
+	key, err := cleanKeyOf(run, tk, tr.Header)
+	if err != nil {
+		ld.done(sh, tr)
+		return nil, info, err
 	}
-	nodes := m.Nodes
-	if nodes == 0 || w.ScaleToMachine {
-		if traceNodes == 0 {
-			why := "has `nodes auto`"
-			if w.ScaleToMachine {
-				why = "scales the trace's jobs to it"
-			}
-			ld.done(sh, tr)
-			return nil, info, fmt.Errorf("machine %s %s, but %s has neither MaxProcs nor MaxNodes in its header", m.Name, why, filepath.Base(w.Path))
-		}
-		if nodes == 0 {
-			nodes = traceNodes
-		}
-	}
-	info.Nodes = nodes
-	key := cleanKey{trace: tk, cores: m.Cores, nodes: nodes}
-	if w.ScaleToMachine {
-		key.nodes, key.scaleTo = traceNodes, nodes
-		info.ScaledFrom = traceNodes
+	info.Nodes = key.nodes
+	if key.scaleTo > 0 {
+		info.Nodes, info.ScaledFrom = key.scaleTo, key.nodes
 	}
 	c, _ := getOnce(&ld.mu, ld.cleaned, key, func() (cleaned, error) {
 		jobs, st := workload.Clean(tr, workload.Cleaning{Cores: m.Cores, Nodes: key.nodes})
@@ -780,6 +845,38 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		return nil, info, noJobsError(w.Path, info)
 	}
 	return c.jobs, info, nil
+}
+
+// cleanKeyOf says how a run cleans its trace, whose header is h: the
+// machine's width, from the header with `nodes auto`, and the width jobs
+// are scaled from.
+func cleanKeyOf(run *Run, tk traceKey, h workload.Header) (cleanKey, error) {
+	w, m := &run.Workload, &run.Machine
+	traceNodes := 0
+	switch {
+	case h.MaxProcs > 0:
+		traceNodes = (h.MaxProcs + m.Cores - 1) / m.Cores
+	case h.MaxNodes > 0:
+		traceNodes = h.MaxNodes
+	}
+	nodes := m.Nodes
+	if nodes == 0 || w.ScaleToMachine {
+		if traceNodes == 0 {
+			why := "has `nodes auto`"
+			if w.ScaleToMachine {
+				why = "scales the trace's jobs to it"
+			}
+			return cleanKey{}, fmt.Errorf("machine %s %s, but %s has neither MaxProcs nor MaxNodes in its header", m.Name, why, filepath.Base(w.Path))
+		}
+		if nodes == 0 {
+			nodes = traceNodes
+		}
+	}
+	key := cleanKey{trace: tk, cores: m.Cores, nodes: nodes}
+	if w.ScaleToMachine {
+		key.nodes, key.scaleTo = traceNodes, nodes
+	}
+	return key, nil
 }
 
 // open reads a trace file.

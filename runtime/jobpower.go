@@ -13,45 +13,56 @@ import (
 // generator seeded by the workload, in job order, so every run of an
 // experiment gives a job the same power whatever its policy.
 func jobPowers(jobs []workload.Job, jp JobPower, m *Machine) []float64 {
-	pw := make([]float64, len(jobs))
-	per := float64(max(1, jp.PerNodes))
-	switch jp.Kind {
-	case MachineBusy:
-		for i := range pw {
-			pw[i] = m.Power.Busy
-		}
-	case ConstantPower:
-		for i := range pw {
-			pw[i] = jp.Value / per
-		}
-	case UniformPower, NormalPower:
-		rng := rand.New(rand.NewPCG(jp.Seed, 0x6a09e667f3bcc909))
-		for i := range pw {
-			var v float64
-			if jp.Kind == UniformPower {
-				v = jp.Lo + (jp.Hi-jp.Lo)*rng.Float64()
-			} else {
-				v = math.Min(jp.Hi, math.Max(jp.Lo, jp.Mean+jp.SD*rng.NormFloat64()))
-			}
-			pw[i] = v / per
-		}
-	case RulePower:
-		var env Env
-		for i := range jobs {
-			fillJob(&env.Job, &jobs[i])
-			v := jp.Rule.Num(&env)
-			if !(v >= 0) || math.IsInf(v, 1) {
-				panic(&EvalError{Expr: jp.Rule, Err: fmt.Errorf("job %d: power %g W is not a finite number ≥ 0", jobs[i].ID, v)})
-			}
-			pw[i] = v / per
-		}
+	return newPowerDraw(jp, m).append(make([]float64, 0, len(jobs)), jobs)
+}
+
+// powerDraw gives jobs their power in job order, for jobPowers or for
+// jobs that come a few at a time (a streamed trace): the draws are the
+// same either way.
+type powerDraw struct {
+	jp  JobPower
+	m   *Machine
+	rng *rand.Rand
+	env Env
+}
+
+func newPowerDraw(jp JobPower, m *Machine) *powerDraw {
+	d := &powerDraw{jp: jp, m: m}
+	if jp.Kind == UniformPower || jp.Kind == NormalPower {
+		d.rng = rand.New(rand.NewPCG(jp.Seed, 0x6a09e667f3bcc909))
 	}
-	// Power measured by the trace (Slurm's ConsumedEnergyRaw of a job on
-	// whole nodes) is the job's own, whatever the model says.
+	return d
+}
+
+// append appends the power of each of jobs, the next ones, to pw.
+func (d *powerDraw) append(pw []float64, jobs []workload.Job) []float64 {
+	jp := &d.jp
+	per := float64(max(1, jp.PerNodes))
 	for i := range jobs {
-		if p := jobs[i].Power; p > 0 {
-			pw[i] = p
+		var v float64
+		switch jp.Kind {
+		case MachineBusy:
+			v = d.m.Power.Busy
+		case ConstantPower:
+			v = jp.Value / per
+		case UniformPower:
+			v = (jp.Lo + (jp.Hi-jp.Lo)*d.rng.Float64()) / per
+		case NormalPower:
+			v = math.Min(jp.Hi, math.Max(jp.Lo, jp.Mean+jp.SD*d.rng.NormFloat64())) / per
+		case RulePower:
+			fillJob(&d.env.Job, &jobs[i])
+			r := jp.Rule.Num(&d.env)
+			if !(r >= 0) || math.IsInf(r, 1) {
+				panic(&EvalError{Expr: jp.Rule, Err: fmt.Errorf("job %d: power %g W is not a finite number ≥ 0", jobs[i].ID, r)})
+			}
+			v = r / per
 		}
+		// Power measured by the trace (Slurm's ConsumedEnergyRaw of a
+		// job on whole nodes) is the job's own, whatever the model says.
+		if p := jobs[i].Power; p > 0 {
+			v = p
+		}
+		pw = append(pw, v)
 	}
 	return pw
 }

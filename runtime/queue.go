@@ -249,6 +249,15 @@ func (s *sim) indexDue(pass bool) bool {
 	if pass {
 		q.work += q.nwait
 	}
+	if s.feed != nil && q.work >= queueBuildWork*len(s.jobs) {
+		// The index holds every job: wait for the rest of a streamed
+		// trace, then decide on the whole count, as a run given every
+		// job from the start does.
+		if err := s.drain(); err != nil {
+			s.abandoned = true
+			return false
+		}
+	}
 	return q.work >= queueBuildWork*len(s.jobs)
 }
 

@@ -55,10 +55,12 @@ type ReadOptions struct {
 	// header keys) in Trace.BadLines and goes on, instead of failing.
 	SkipBadLines bool
 	// OnRecords, if set, is called as reading goes with the records
-	// parsed since its last call (in file order, never empty) and the
-	// header as read so far; it must not keep recs, whose array is reused.
-	// It runs on the goroutine that parses.
-	OnRecords func(h *Header, recs []Record)
+	// parsed since its last call (in file order, never empty), the
+	// header as read so far, and how many records the whole input is
+	// expected to hold, judged by its size (0 if unknown); it must not
+	// keep recs, whose array is reused. It runs on the goroutine that
+	// parses.
+	OnRecords func(h *Header, recs []Record, expected int)
 }
 
 // LineError reports a malformed line.
@@ -366,6 +368,7 @@ type parser struct {
 	fed       int64 // text bytes seen so far
 	estimated bool
 	handed    int // records passed to OnRecords
+	expected  int // records the text should hold, by estimate; 0 = unknown
 }
 
 const recordBlock = 8192
@@ -388,6 +391,7 @@ func (p *parser) estimate() {
 	if est <= float64(n) || est > 1<<27 {
 		return
 	}
+	p.expected = int(est)
 	all := make([]Record, 0, int(est))
 	for _, b := range p.blocks {
 		all = append(all, b...)
@@ -417,10 +421,10 @@ func (p *parser) feed(b []byte) error {
 	if err := p.lines(b); err != nil {
 		return err
 	}
-	p.handOn()
 	if !p.estimated && p.hint > 0 && p.fed >= min(64<<10, p.hint/8) && p.nrec+len(p.cur) > 0 {
 		p.estimate()
 	}
+	p.handOn()
 	return nil
 }
 
@@ -488,7 +492,7 @@ func (p *parser) handOn() {
 		}
 		at += len(segs[k])
 		if len(seg) > 0 {
-			f(&p.t.Header, seg)
+			f(&p.t.Header, seg, p.expected)
 		}
 	}
 }

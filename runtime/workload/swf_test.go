@@ -442,7 +442,7 @@ func checkAgainstRef(t *testing.T, data []byte, opt ReadOptions, cfgs []readConf
 		// OnRecords sees every record once, in order.
 		var handed []Record
 		opt := opt
-		opt.OnRecords = func(_ *Header, recs []Record) {
+		opt.OnRecords = func(_ *Header, recs []Record, _ int) {
 			if len(recs) == 0 {
 				t.Fatalf("%+v: OnRecords with no records", cfg)
 			}

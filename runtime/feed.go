@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// A jobFeed hands a run its trace's cleaned jobs while the trace is still
+// being read, so that the simulation overlaps reading: a replay then
+// costs little more than reading its trace. The reader appends jobs; the
+// simulation takes what is there and waits when it has caught up.
+//
+// The simulation may only run ahead on what a run with the whole trace
+// would decide alike: jobs in submit order (the cleaned order), the header
+// read before the first job, no stage that needs every job up front. When
+// any of that fails the feed ends "not ok", the run is abandoned
+// (errFeedAbandoned) and run again on the whole trace: streaming is an
+// optimisation that never changes a result.
+type jobFeed struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	jobs   []workload.Job // cleaned so far, in trace order
+	header workload.Header
+	ended  bool
+	ok     bool // ended with every job, as the loader cleans them
+	waits  int  // times the simulation caught up and waited
+}
+
+// errFeedAbandoned stops a streamed run that must be run again on the
+// whole trace.
+var errFeedAbandoned = errors.New("pwrc: internal: streamed run abandoned")
+
+func newJobFeed() *jobFeed {
+	f := &jobFeed{}
+	f.cond.L = &f.mu
+	return f
+}
+
+// publish makes the jobs cleaned so far visible; jobs extends what was
+// published before (the reader only appends).
+func (f *jobFeed) publish(h *workload.Header, jobs []workload.Job) {
+	f.mu.Lock()
+	if len(f.jobs) == 0 {
+		f.header = *h
+	}
+	f.jobs = jobs
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// end closes the feed: ok says the jobs are every job of the trace.
+func (f *jobFeed) end(jobs []workload.Job, ok bool) {
+	f.mu.Lock()
+	if !f.ended {
+		f.ended, f.ok = true, ok
+		if ok {
+			f.jobs = jobs
+		}
+	}
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// wait blocks until there are more than have jobs or the feed has ended,
+// and returns the jobs so far and how it ended.
+func (f *jobFeed) wait(have int) (jobs []workload.Job, ended, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.jobs) <= have && !f.ended {
+		f.waits++
+		f.cond.Wait()
+	}
+	return f.jobs, f.ended, f.ok
+}
+
+// first waits for the first jobs and returns them with the header read
+// before them; ok is false if the feed ended before any or failed.
+func (f *jobFeed) first() ([]workload.Job, workload.Header, bool) {
+	jobs, ended, ok := f.wait(0)
+	if len(jobs) == 0 || ended && !ok {
+		return nil, workload.Header{}, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return jobs, f.header, true
+}
+
+// streams reports whether a run can simulate while its trace is read:
+// the only run of the plan to read the trace (others would wait for it
+// anyway), cleaned without scaling or cuts, under a policy and machine
+// that need nothing of the jobs not yet read. Others read the whole trace
+// first.
+func streams(run *Run, o Options) bool {
+	w, p, m := &run.Workload, &run.Policy, &run.Machine
+	if w.Kind != SWF || w.ScaleToMachine || w.Keep != nil || w.Submitted != nil || run.Contract.HasCarbon {
+		return false
+	}
+	if p.Admit != nil || p.Budget != nil || len(p.Powercaps) > 0 || p.Defer != nil || p.Active != nil ||
+		p.Select != SelectInOrder || p.Frequency.Kind == FreqRule {
+		return false
+	}
+	// Rules over fixed job fields only: their values are known as jobs
+	// come (price.mean, for one, is a mean over every submission).
+	for _, e := range p.Rules() {
+		if e.Deps&^DepJob != 0 {
+			return false
+		}
+	}
+	if w.Power.Kind == RulePower && w.Power.Rule.Deps&^DepJob != 0 {
+		return false
+	}
+	// The counted machine: a table of nodes is sized for every job.
+	a := p.Allocate.Name
+	return len(m.Levels) == 0 && (a == "" || a == "any" || a == "most_recent") && !o.NodeIDs
+}
+
+// stream reads run's trace in the background, handing its cleaned jobs to
+// the feed it returns as they come. The trace and the cleaned jobs land in
+// the loader's caches as a whole read would leave them, so the rest of
+// the run (or a run again on the whole trace) finds them there.
+func (ld *loader) stream(run *Run) *jobFeed {
+	f := newJobFeed()
+	w := run.Workload
+	tk := keyOf(run)
+	go func() {
+		var (
+			cl     *workload.Cleaner
+			header workload.Header
+			key    cleanKey
+			bad    bool
+		)
+		onRecords := func(h *workload.Header, recs []workload.Record, expected int) {
+			if bad {
+				return
+			}
+			if cl == nil {
+				k, err := cleanKeyOf(run, tk, *h)
+				if err != nil {
+					bad = true
+					f.end(nil, false)
+					return
+				}
+				header, key = *h, k
+				cl = workload.NewCleaner(workload.Cleaning{Cores: run.Machine.Cores, Nodes: k.nodes}, expected)
+			}
+			cl.Add(recs)
+			// A header line after the first data line, or jobs out of
+			// submit order, would change what the first jobs meant.
+			if *h != header || !cl.Sorted() {
+				bad = true
+				f.end(nil, false)
+				return
+			}
+			if jobs := cl.Jobs(); len(jobs) > 0 {
+				f.publish(h, jobs)
+			}
+		}
+		tr, err := getOnce(&ld.mu, ld.traces, tk, func() (*workload.Trace, error) {
+			tr, err := workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines, OnRecords: onRecords})
+			if err == nil {
+				ld.mu.Lock()
+				ld.records[tk] = len(tr.Records)
+				ld.mu.Unlock()
+			}
+			return tr, err
+		})
+		if err != nil || bad || cl == nil || tr.Header != header {
+			f.end(nil, false)
+			return
+		}
+		jobs, st := cl.Finish()
+		c, _ := getOnce(&ld.mu, ld.cleaned, key, func() (cleaned, error) { return cleaned{jobs: jobs, stats: st}, nil })
+		f.end(c.jobs, len(c.jobs) == len(jobs))
+	}()
+	return f
+}
