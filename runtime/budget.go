@@ -70,7 +70,7 @@ func (s *sim) staticWeights() {
 	if s.fixedWeights() && len(s.jobs) > 0 {
 		s.bp.minWeight = math.Inf(1)
 		for j := range s.jobs {
-			s.bp.minWeight = math.Min(s.bp.minWeight, s.weightOf(int32(j)))
+			s.bp.minWeight = min(s.bp.minWeight, s.weightOf(int32(j)))
 		}
 	}
 	if v := s.pol.Value; v != nil && !v.Deps.Dynamic() && s.pol.Select == SelectKnapsack {

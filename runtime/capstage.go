@@ -79,7 +79,7 @@ type capStage struct {
 // count from origin, the cleaned trace's first submission) and checks them
 // against the machine.
 func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) {
-	cs := &capStage{full: s.model.Full(), freed: math.Max(s.machine.Power.Idle, s.machine.Power.Off), nowWin: -1}
+	cs := &capStage{full: s.model.Full(), freed: max(s.machine.Power.Idle, s.machine.Power.Off), nowWin: -1}
 	cs.table, _ = s.mach.(*machine.Table)
 	first := s.jobs[0].Submit
 	ids := 0
@@ -115,7 +115,7 @@ func newCapStage(s *sim, origin float64, clock tariff.Clock) (*capStage, error) 
 					return nil, fmt.Errorf("policy %s: powercap notice: %v", s.pol.Name, err)
 				}
 			}
-			w.notice = math.Min(w.notice, w.from)
+			w.notice = min(w.notice, w.from)
 			switch {
 			case w.from > s.jobs[len(s.jobs)-1].Submit:
 				cs.notes = append(cs.notes, fmt.Sprintf("policy %s: the powercap window from %s starts after the last submission", s.pol.Name, pc.Start))
@@ -331,7 +331,7 @@ func (cs *capStage) reserve(s *sim, w *capWindow) {
 		case other != nil && other.Has(i):
 			t = math.Inf(-1)
 		case j >= 0:
-			t = math.Max(t, s.start[j]+s.runEst(j))
+			t = max(t, s.start[j]+s.runEst(j))
 		}
 		cs.freeAt = append(cs.freeAt, t)
 	}
@@ -622,13 +622,13 @@ func (cs *capStage) planNotes(s *sim) []string {
 func (cs *capStage) observe(s *sim, t, p float64) {
 	a, b := s.now, t
 	if s.measured {
-		a, b = math.Max(a, s.accFrom), math.Min(b, s.accTo)
+		a, b = max(a, s.accFrom), min(b, s.accTo)
 	}
 	if b <= a {
 		return
 	}
 	if c := cs.capAt(s); p > c*(1+1e-9) {
 		cs.excessSeconds += b - a
-		cs.excessMax = math.Max(cs.excessMax, p-c)
+		cs.excessMax = max(cs.excessMax, p-c)
 	}
 }

@@ -228,12 +228,12 @@ func (s *sim) deferProfile(from, to float64) error {
 		if price != nil {
 			var nx float64
 			pv, _, nx = price.At(t)
-			next = math.Min(next, nx)
+			next = min(next, nx)
 		}
 		if carbon != nil {
 			var nx float64
 			cv, _, nx = carbon.At(t)
-			next = math.Min(next, nx)
+			next = min(next, nx)
 		}
 		v := pv
 		switch d.cfg.Objective {

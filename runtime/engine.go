@@ -766,7 +766,7 @@ func (s *sim) wakeAt() float64 {
 		w = s.led.NextPrice()
 	}
 	if s.wakeCarbon {
-		w = math.Min(w, s.led.NextCarbon())
+		w = min(w, s.led.NextCarbon())
 	}
 	if s.wakeHours {
 		h := s.clock.Time(s.now)
@@ -972,23 +972,31 @@ func (s *sim) estimate(j int32) float64 {
 }
 
 func (s *sim) insertRunning(r running) {
-	i, _ := slices.BinarySearchFunc(s.run, r.est, func(a running, t float64) int {
-		if a.est <= t { // equal estimates keep insertion order
-			return -1
+	// After every entry with est ≤ r.est: equal estimates keep insertion
+	// order. (A plain loop: BinarySearchFunc's comparator is a call.)
+	lo, hi := 0, len(s.run)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.run[m].est <= r.est {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 1
-	})
-	s.run = slices.Insert(s.run, i, r)
+	}
+	s.run = slices.Insert(s.run, lo, r)
 }
 
 func (s *sim) removeRunning(est float64, id int32) {
-	i, _ := slices.BinarySearchFunc(s.run, est, func(a running, t float64) int {
-		if a.est < t {
-			return -1
+	lo, hi := 0, len(s.run)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.run[m].est < est {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 1
-	})
-	for ; i < len(s.run); i++ {
+	}
+	for i := lo; i < len(s.run); i++ {
 		if s.run[i].id == id {
 			s.run = slices.Delete(s.run, i, i+1)
 			return

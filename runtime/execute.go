@@ -278,10 +278,13 @@ func isBaselineOfSome(r *Run, p *Plan) bool {
 // runOne executes a run; a rule that fails at run time becomes its error.
 func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool) *Result {
 	if ld.claimStream(run, o) {
-		if res, again := runWith(ctx, ld, run, o, baseline, keepStarts, ld.stream(run)); !again {
+		feed := ld.stream(run)
+		res, again := runWith(ctx, ld, run, o, baseline, keepStarts, feed)
+		if !again {
 			res.streamed = true
 			return res
 		}
+		feed.settle()
 	}
 	res, _ := runWith(ctx, ld, run, o, baseline, keepStarts, nil)
 	return res
@@ -393,7 +396,7 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		} else {
 			opts = append(opts, accountOver(from, to))
 		}
-		priceFrom = math.Min(first, from)
+		priceFrom = min(first, from)
 	}
 	tar, notes, err := tariffFor(run, clock, priceFrom, ld)
 	if err != nil {
@@ -571,7 +574,7 @@ func SpanOf(w *Workload, tr *workload.Trace) (TraceSpan, error) {
 	sp := TraceSpan{First: math.Inf(1), Last: math.Inf(-1), Clock: c}
 	for _, r := range tr.Records {
 		if r.Submit >= 0 {
-			sp.First, sp.Last = math.Min(sp.First, r.Submit), math.Max(sp.Last, r.Submit)
+			sp.First, sp.Last = min(sp.First, r.Submit), max(sp.Last, r.Submit)
 		}
 	}
 	return sp, err

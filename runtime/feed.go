@@ -75,6 +75,16 @@ func (f *jobFeed) wait(have int) (jobs []workload.Job, ended, ok bool) {
 	return f.jobs, f.ended, f.ok
 }
 
+// settle waits for the feed to end: a run on the whole trace then finds
+// what the stream left in the loader's caches.
+func (f *jobFeed) settle() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for !f.ended {
+		f.cond.Wait()
+	}
+}
+
 // first waits for the first jobs and returns them with the header read
 // before them; ok is false if the feed ended before any or failed.
 func (f *jobFeed) first() ([]workload.Job, workload.Header, bool) {
@@ -117,9 +127,11 @@ func streams(run *Run, o Options) bool {
 }
 
 // stream reads run's trace in the background, handing its cleaned jobs to
-// the feed it returns as they come. The trace and the cleaned jobs land in
-// the loader's caches as a whole read would leave them, so the rest of
-// the run (or a run again on the whole trace) finds them there.
+// the feed it returns as they come. The reader keeps no records: if the
+// run goes on, the trace (without them) and the cleaned jobs land in the
+// loader's caches as a whole read would leave them; if the stream fails,
+// it stops at once and leaves the caches alone, and the run again on the
+// whole trace reads it afresh.
 func (ld *loader) stream(run *Run) *jobFeed {
 	f := newJobFeed()
 	w := run.Workload
@@ -129,18 +141,12 @@ func (ld *loader) stream(run *Run) *jobFeed {
 			cl     *workload.Cleaner
 			header workload.Header
 			key    cleanKey
-			bad    bool
 		)
-		onRecords := func(h *workload.Header, recs []workload.Record, expected int) {
-			if bad {
-				return
-			}
+		onRecords := func(h *workload.Header, recs []workload.Record, expected int) error {
 			if cl == nil {
 				k, err := cleanKeyOf(run, tk, *h)
 				if err != nil {
-					bad = true
-					f.end(nil, false)
-					return
+					return err
 				}
 				header, key = *h, k
 				cl = workload.NewCleaner(workload.Cleaning{Cores: run.Machine.Cores, Nodes: k.nodes}, expected)
@@ -149,28 +155,25 @@ func (ld *loader) stream(run *Run) *jobFeed {
 			// A header line after the first data line, or jobs out of
 			// submit order, would change what the first jobs meant.
 			if *h != header || !cl.Sorted() {
-				bad = true
-				f.end(nil, false)
-				return
+				return errFeedAbandoned
 			}
 			if jobs := cl.Jobs(); len(jobs) > 0 {
 				f.publish(h, jobs)
 			}
+			return nil
 		}
-		tr, err := getOnce(&ld.mu, ld.traces, tk, func() (*workload.Trace, error) {
-			tr, err := workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines, OnRecords: onRecords})
-			if err == nil {
-				ld.mu.Lock()
-				ld.records[tk] = len(tr.Records)
-				ld.mu.Unlock()
-			}
-			return tr, err
-		})
-		if err != nil || bad || cl == nil || tr.Header != header {
+		tr, err := workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines, OnRecords: onRecords, HandOnly: true})
+		if err != nil || cl == nil {
 			f.end(nil, false)
 			return
 		}
 		jobs, st := cl.Finish()
+		getOnce(&ld.mu, ld.traces, tk, func() (*workload.Trace, error) {
+			ld.mu.Lock()
+			ld.records[tk] = tr.Handed
+			ld.mu.Unlock()
+			return tr, nil
+		})
 		c, _ := getOnce(&ld.mu, ld.cleaned, key, func() (cleaned, error) { return cleaned{jobs: jobs, stats: st}, nil })
 		f.end(c.jobs, len(c.jobs) == len(jobs))
 	}()

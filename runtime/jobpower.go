@@ -48,7 +48,7 @@ func (d *powerDraw) append(pw []float64, jobs []workload.Job) []float64 {
 		case UniformPower:
 			v = (jp.Lo + (jp.Hi-jp.Lo)*d.rng.Float64()) / per
 		case NormalPower:
-			v = math.Min(jp.Hi, math.Max(jp.Lo, jp.Mean+jp.SD*d.rng.NormFloat64())) / per
+			v = min(jp.Hi, max(jp.Lo, jp.Mean+jp.SD*d.rng.NormFloat64())) / per
 		case RulePower:
 			fillJob(&d.env.Job, &jobs[i])
 			r := jp.Rule.Num(&d.env)

@@ -136,4 +136,4 @@ func (la *lookahead) forecast(s *sim, l int) float64 {
 }
 
 // lawsonSlowdown is Lawson's bounded slowdown 1 + d / max(10 s, v).
-func lawsonSlowdown(d, v float64) float64 { return 1 + d/math.Max(10, v) }
+func lawsonSlowdown(d, v float64) float64 { return 1 + d/max(10, v) }

@@ -295,7 +295,7 @@ func (s *sim) metrics() Metrics {
 		waits[i] = w
 		sumWait += w
 		run := s.jobs[i].Runtime
-		sumBsld += math.Max(1, (w+run)/math.Max(bsldTau, run))
+		sumBsld += max(1, (w+run)/max(bsldTau, run))
 	}
 	n := float64(len(waits))
 	m.WaitMean = sumWait / n
@@ -374,7 +374,7 @@ func (s *sim) coreShares(m *Metrics) {
 	by := make([]float64, len(s.machine.PStates))
 	var all float64
 	for j := range s.jobs {
-		if o := math.Min(s.end[j], b) - math.Max(s.start[j], a); o > 0 {
+		if o := min(s.end[j], b) - max(s.start[j], a); o > 0 {
 			x := float64(s.jobs[j].Procs) * o
 			by[s.pstate[j]] += x
 			all += x
@@ -396,7 +396,7 @@ func (s *sim) measureJobs(m *Metrics) {
 		if s.start[j] >= a && s.start[j] < b {
 			m.Launched++
 		}
-		if o := math.Min(s.end[j], b) - math.Max(s.start[j], a); o > 0 {
+		if o := min(s.end[j], b) - max(s.start[j], a); o > 0 {
 			cores := float64(s.jobs[j].Procs)
 			m.CPUSeconds += cores * o
 			m.UsefulSeconds += cores * o / s.stretch[s.pstate[j]]
@@ -421,7 +421,7 @@ func (s *sim) billMetrics(m *Metrics) {
 	m.HasBill = true
 	iv := s.led.Intervals()
 	for _, x := range iv {
-		m.PeakMeteredW = math.Max(m.PeakMeteredW, x.Mean)
+		m.PeakMeteredW = max(m.PeakMeteredW, x.Mean)
 	}
 	if m.PeakMeteredW > 0 {
 		m.UtilizationHours = m.Energy / m.PeakMeteredW / 3600

@@ -22,8 +22,8 @@ func (s *sim) initPrice() {
 	if len(s.jobs) > 0 {
 		first, last := math.Inf(1), math.Inf(-1)
 		for i := range s.jobs {
-			first = math.Min(first, s.jobs[i].Submit)
-			last = math.Max(last, s.jobs[i].Submit)
+			first = min(first, s.jobs[i].Submit)
+			last = max(last, s.jobs[i].Submit)
 		}
 		s.priceMean = tariff.Mean(s.tar, first, last)
 		if s.carbon != nil {
@@ -49,8 +49,8 @@ func (s *sim) meanPast() func(float64) float64 {
 		if t == lastT && w == lastW {
 			return lastV
 		}
-		a := math.Max(t-w, known)
-		v := in.Mean(math.Min(a, t), t)
+		a := max(t-w, known)
+		v := in.Mean(min(a, t), t)
 		lastT, lastW, lastV = t, w, v
 		return v
 	}

@@ -184,9 +184,9 @@ func (s *sim) queueInit() {
 		// Alg. 2 changes the power of waiting jobs it tries; an admit rule
 		// reading it is not fixed then.
 		p.Admit != nil && s.caps != nil && p.Admit.Fields&FieldPower != 0
-	if q.scanOnly {
-		q.allocs = newAllocSet(s.nodes)
-	}
+	// The least allocation waiting, kept while the queue is scanned (the
+	// index keeps its own): a pass in which nothing fits is skipped.
+	q.allocs = newAllocSet(s.nodes)
 }
 
 // indexed reports whether the queue is in index mode.
@@ -282,6 +282,7 @@ func (s *sim) toIndex() {
 	}
 	s.queue = s.queue[:0]
 	ix.on = true
+	q.allocs = nil
 	s.changed = true
 }
 
@@ -296,6 +297,10 @@ func (s *sim) toScan() {
 	}
 	ix.refused = ix.refused[:0]
 	ix.on = false
+	s.q.allocs = newAllocSet(s.nodes)
+	for _, j := range s.queue {
+		s.q.allocs.add(int(s.alloc[j]))
+	}
 	s.changed = true
 }
 

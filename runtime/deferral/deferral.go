@@ -58,7 +58,7 @@ func (p *Profile) seal() bool {
 	}
 	p.finite, p.low = true, math.Inf(1)
 	for _, v := range p.Values {
-		p.low = math.Min(p.low, v)
+		p.low = min(p.low, v)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			p.finite = false
 		}
@@ -233,7 +233,7 @@ func (j *Job) horizon(p *Profile, now, threshold float64) float64 {
 // evaluated twice, to the same g, and counted once.
 func (j *Job) scan(p *Profile, from, limit float64) (start, best float64, n int) {
 	ts := p.Times
-	run, latest := j.Run, math.Min(j.Latest, limit)
+	run, latest := j.Run, min(j.Latest, limit)
 	best, start = math.Inf(1), math.Inf(1)
 	lastA, lastB := math.Inf(-1), math.Inf(-1)
 	// Starts on a change: s is in the segment it starts.

@@ -105,8 +105,8 @@ func BandCharge(iv []Interval, b Band, clock tariff.Clock) BandResult {
 		if bad {
 			r.Violations++
 			r.SecondsOut += x.Seconds
-			r.MaxOver = math.Max(r.MaxOver, mean-b.Hi)
-			r.MaxUnder = math.Max(r.MaxUnder, b.Lo-mean)
+			r.MaxOver = max(r.MaxOver, mean-b.Hi)
+			r.MaxUnder = max(r.MaxUnder, b.Lo-mean)
 			if !out {
 				r.Episodes++
 			}
@@ -127,7 +127,7 @@ func BandCharge(iv []Interval, b Band, clock tariff.Clock) BandResult {
 			if b.Kind == Once {
 				r.Penalty += b.Fee
 			} else {
-				r.Penalty += math.Max(0, p.energy/joulesPerKWh*b.Rebill-p.cst)
+				r.Penalty += max(0, p.energy/joulesPerKWh*b.Rebill-p.cst)
 			}
 		}
 	}
@@ -152,7 +152,7 @@ func DemandCharge(iv []Interval, d Demand, clock tariff.Clock) (charge, peak flo
 		if covered > 0 {
 			share := 1.0 // a charge per run (PeriodRun) is the run's whole
 			if span := to - from; !math.IsInf(span, 1) {
-				share = math.Min(1, covered/span)
+				share = min(1, covered/span)
 			}
 			charge += d.Price * periodPeak * share
 		}
@@ -163,9 +163,9 @@ func DemandCharge(iv []Interval, d Demand, clock tariff.Clock) (charge, peak flo
 			from, to = periodBounds(d.Period, clock, x.Start)
 			periodPeak, covered = 0, 0
 		}
-		periodPeak = math.Max(periodPeak, x.Mean)
+		periodPeak = max(periodPeak, x.Mean)
 		covered += x.Seconds
-		peak = math.Max(peak, x.Mean)
+		peak = max(peak, x.Mean)
 	}
 	bill()
 	return charge, peak

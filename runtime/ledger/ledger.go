@@ -159,7 +159,7 @@ func (l *Ledger) meterMark(t float64, next bool) float64 {
 	m := c.Sim(top) + k*l.o.Meter
 	if next {
 		if h := c.Sim(top.Add(time.Hour)); m > h || m <= t {
-			m = math.Max(h, t+l.o.Meter)
+			m = max(h, t+l.o.Meter)
 		}
 	}
 	return m
@@ -208,7 +208,7 @@ func (l *Ledger) Advance(t float64, s *Sample) {
 		l.WorkNodeSeconds += float64(s.Work) * (t - l.now)
 	}
 	for l.now < t {
-		seg := math.Min(math.Min(t, math.Min(l.nextPrice, l.nextHour)), math.Min(l.nextMeter, l.nextCarbon))
+		seg := min(min(t, min(l.nextPrice, l.nextHour)), min(l.nextMeter, l.nextCarbon))
 		inside := true
 		if o.Windowed {
 			// Cut at the window's ends; integrate only inside it.

@@ -185,14 +185,14 @@ func (bp *basePeak) chunk(t float64) *bpChunk {
 	loc := w.Location()
 	y, m, d := w.Date()
 	ch := &bpChunk{
-		lo:    math.Min(bp.c.Sim(startOfDay(w)), t),
+		lo:    min(bp.c.Sim(startOfDay(w)), t),
 		hi:    bp.c.Sim(startOfDay(time.Date(y, m, d+7, 12, 0, 0, 0, loc))),
 		exact: bp.c.Sim(startOfDay(time.Date(y, m, d+15, 12, 0, 0, 0, loc))),
 	}
 	if !(ch.hi > t) { // unreachable for sane zones; keeps the walk moving
 		ch.hi = math.Nextafter(t, inf)
 	}
-	ch.exact = math.Max(ch.exact, ch.hi)
+	ch.exact = max(ch.exact, ch.hi)
 
 	iv := make([][2]float64, 0, 16*len(bp.wins))
 	for k := -1; k <= 14; k++ {
@@ -212,7 +212,7 @@ func (bp *basePeak) chunk(t float64) *bpChunk {
 				b = bp.c.Sim(clockTime(ay, am, ad+1, win.To, loc))
 			}
 			if a < b && a < ch.exact {
-				iv = append(iv, [2]float64{a, math.Min(b, ch.exact)})
+				iv = append(iv, [2]float64{a, min(b, ch.exact)})
 			}
 		}
 	}
@@ -228,7 +228,7 @@ func (bp *basePeak) chunk(t float64) *bpChunk {
 	ch.iv = make([]float64, 0, 2*len(iv))
 	for _, x := range iv {
 		if n := len(ch.iv); n > 0 && x[0] <= ch.iv[n-1] {
-			ch.iv[n-1] = math.Max(ch.iv[n-1], x[1])
+			ch.iv[n-1] = max(ch.iv[n-1], x[1])
 			continue
 		}
 		ch.iv = append(ch.iv, x[0], x[1])

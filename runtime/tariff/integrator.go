@@ -123,7 +123,7 @@ func (in *Integrator) prepend(from float64) bool {
 			return false
 		}
 		xs, ps = append(xs, x), append(ps, p)
-		x = math.Min(next, lo)
+		x = min(next, lo)
 	}
 	// F at each new point: F(lo) minus the integral from it to lo.
 	fs := make([]float64, len(xs))

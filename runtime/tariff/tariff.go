@@ -80,7 +80,7 @@ func walk(t Tariff, a, b float64) float64 {
 		if !(next > x) {
 			return math.NaN()
 		}
-		next = math.Min(next, b)
+		next = min(next, b)
 		sum.add(p * (next - x))
 		if x = next; x >= b {
 			return sum.value()

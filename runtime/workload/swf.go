@@ -47,6 +47,7 @@ type Trace struct {
 	BadLines int        // lines skipped as malformed (only with SkipBadLines)
 	FirstBad []int      // line numbers of the first few (≤ 5) skipped lines
 	Sacct    *SacctInfo // what ReadSacct found; nil for SWF
+	Handed   int        // records handed to OnRecords and not kept (HandOnly)
 }
 
 // ReadOptions tune ReadSWF.
@@ -59,8 +60,12 @@ type ReadOptions struct {
 	// header as read so far, and how many records the whole input is
 	// expected to hold, judged by its size (0 if unknown); it must not
 	// keep recs, whose array is reused. It runs on the goroutine that
-	// parses.
-	OnRecords func(h *Header, recs []Record, expected int)
+	// parses. An error it returns stops reading: ReadSWF returns it.
+	OnRecords func(h *Header, recs []Record, expected int) error
+	// HandOnly keeps no records: they go to OnRecords only, and
+	// Trace.Records stays empty (Trace.Handed counts them). Reading then
+	// holds a few chunks' records at a time, whatever the trace's size.
+	HandOnly bool
 }
 
 // LineError reports a malformed line.
@@ -222,7 +227,9 @@ func readSWF(name string, r io.Reader, opt ReadOptions, cfg readConfig) (*Trace,
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p.t.Records = p.records()
+	if !opt.HandOnly {
+		p.t.Records = p.records()
+	}
 	return p.t, nil
 }
 
@@ -386,12 +393,15 @@ func (p *parser) newBlock() {
 // density of records in the text read so far, for the whole text.
 func (p *parser) estimate() {
 	p.estimated = true
-	n := p.nrec + len(p.cur)
+	n := p.t.Handed + p.nrec + len(p.cur)
 	est := float64(p.hint)/float64(p.fed)*float64(n)*1.02 + 64
 	if est <= float64(n) || est > 1<<27 {
 		return
 	}
 	p.expected = int(est)
+	if p.opt.HandOnly {
+		return // (the records are not kept)
+	}
 	all := make([]Record, 0, int(est))
 	for _, b := range p.blocks {
 		all = append(all, b...)
@@ -424,8 +434,7 @@ func (p *parser) feed(b []byte) error {
 	if !p.estimated && p.hint > 0 && p.fed >= min(64<<10, p.hint/8) && p.nrec+len(p.cur) > 0 {
 		p.estimate()
 	}
-	p.handOn()
-	return nil
+	return p.handOn()
 }
 
 func (p *parser) lines(b []byte) error {
@@ -464,17 +473,24 @@ func (p *parser) finish() error {
 	err := p.handle(p.carry)
 	p.carry = p.carry[:0]
 	if err == nil {
-		p.handOn()
+		err = p.handOn()
 	}
 	return err
 }
 
-// handOn passes the records parsed since the last call to OnRecords.
-func (p *parser) handOn() {
+// handOn passes the records parsed since the last call to OnRecords
+// (and with HandOnly, forgets them).
+func (p *parser) handOn() error {
 	f := p.opt.OnRecords
 	total := p.nrec + len(p.cur)
 	if f == nil || total == p.handed {
-		return
+		return nil
+	}
+	if p.opt.HandOnly {
+		defer func() {
+			p.t.Handed += total
+			p.cur, p.blocks, p.nrec, p.handed = p.cur[:0], nil, 0, 0
+		}()
 	}
 	// The new records end the last blocks: walk back to the first.
 	first := p.handed
@@ -492,9 +508,12 @@ func (p *parser) handOn() {
 		}
 		at += len(segs[k])
 		if len(seg) > 0 {
-			f(&p.t.Header, seg, p.expected)
+			if err := f(&p.t.Header, seg, p.expected); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")

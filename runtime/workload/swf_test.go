@@ -439,18 +439,34 @@ func checkAgainstRef(t *testing.T, data []byte, opt ReadOptions, cfgs []readConf
 		if isGz && cfg.chunk < 64 {
 			continue // a small stream may inflate to megabytes: too slow byte by byte
 		}
-		// OnRecords sees every record once, in order.
-		var handed []Record
+		// OnRecords sees every record once, in order; with HandOnly the
+		// trace keeps none.
+		var handed, handedOnly []Record
 		opt := opt
-		opt.OnRecords = func(_ *Header, recs []Record, _ int) {
+		opt.OnRecords = func(_ *Header, recs []Record, _ int) error {
 			if len(recs) == 0 {
 				t.Fatalf("%+v: OnRecords with no records", cfg)
 			}
 			handed = append(handed, recs...)
+			return nil
 		}
 		got, err := readSWF("f.swf", bytes.NewReader(data), opt, cfg)
 		if err == nil && !slices.Equal(handed, got.Records) {
 			t.Fatalf("%+v: OnRecords handed %d records, the trace has %d (or they differ)", cfg, len(handed), len(got.Records))
+		}
+		only := opt
+		only.HandOnly = true
+		only.OnRecords = func(_ *Header, recs []Record, _ int) error {
+			handedOnly = append(handedOnly, recs...)
+			return nil
+		}
+		tr, err2 := readSWF("f.swf", bytes.NewReader(data), only, cfg)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("%+v: HandOnly: error %v, without: %v", cfg, err2, err)
+		}
+		if err == nil && (tr.Records != nil || tr.Handed != len(got.Records) || !slices.Equal(handedOnly, got.Records) ||
+			tr.Header != got.Header || tr.BadLines != got.BadLines) {
+			t.Fatalf("%+v: HandOnly: kept %d, handed %d (%d), want %d", cfg, len(tr.Records), tr.Handed, len(handedOnly), len(got.Records))
 		}
 		if isGz {
 			// The two inflaters may disagree on what is corrupt; they
@@ -675,5 +691,22 @@ func TestPipelineStopsOnError(t *testing.T) {
 			t.Fatalf("%d goroutines before, %d after", before, runtime.NumGoroutine())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// An error from OnRecords stops reading, and ReadSWF returns it.
+func TestOnRecordsStops(t *testing.T) {
+	var b strings.Builder
+	for i := range 50000 {
+		b.WriteString(line(strconv.Itoa(i+1), strconv.Itoa(i), "5", "10", "2", "2", "60") + "\n")
+	}
+	stop := errors.New("enough")
+	calls := 0
+	_, err := ReadSWF("f.swf", strings.NewReader(b.String()), ReadOptions{HandOnly: true, OnRecords: func(_ *Header, recs []Record, _ int) error {
+		calls++
+		return stop
+	}})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("got %v after %d calls, want %v after 1", err, calls, stop)
 	}
 }

@@ -102,7 +102,7 @@ func Generate(s Synthetic) []Job {
 
 	// Run time range [a, b] with mean (b−a)/ln(b/a) = mean, by bisection
 	// (the mean grows with b).
-	a := math.Min(minRuntime, mean/10)
+	a := min(minRuntime, mean/10)
 	logUniformMean := func(b float64) float64 { return (b - a) / detLog(b/a) }
 	lo, hi := a, 2*mean
 	for logUniformMean(hi) < mean {
@@ -121,7 +121,7 @@ func Generate(s Synthetic) []Job {
 	}
 	b := hi
 	lnRange := detLog(b / a)
-	wallCap := math.Max(maxWalltime, roundUp(b, walltimeStep))
+	wallCap := max(maxWalltime, roundUp(b, walltimeStep))
 	lnOver := detLog(maxOverEst)
 	unit := max(1, s.Unit)
 	width := s.Nodes / unit // the machine in units
@@ -172,7 +172,7 @@ func Generate(s Synthetic) []Job {
 			walltime = runtime
 		} else {
 			over := detExp(float64(uOver * lnOver))
-			walltime = math.Min(roundUp(float64(runtime*over), walltimeStep), wallCap)
+			walltime = min(roundUp(float64(runtime*over), walltimeStep), wallCap)
 		}
 		jobs[i] = Job{
 			ID:        int64(i + 1),
