@@ -278,21 +278,24 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 			}
 		}
 	}
-	if s.feed != nil {
-		// Static keys are only checked to order the jobs as the trace
-		// does, which streams() and staticKeys leave to trace order.
+	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
+		s.prio = make([]float64, n)
+	}
+	if pol.Order != nil && !pol.Order.Deps.Dynamic() {
+		s.order = make([]float64, n)
+	}
+	switch {
+	case s.feed == nil:
+		s.staticKeys()
+	case !s.dynamicOrder():
+		// A stream goes on only if the static keys order the jobs as the
+		// trace does: staticKeys then leaves the queue in trace order.
+		s.prio, s.order = nil, nil
 		if !s.keysInTraceOrder(0) {
 			return nil, errFeedAbandoned
 		}
-	} else {
-		if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
-			s.prio = make([]float64, n)
-		}
-		if pol.Order != nil && !pol.Order.Deps.Dynamic() {
-			s.order = make([]float64, n)
-		}
-		s.staticKeys()
 	}
+	// (Under a dynamic order, the static keys are set as jobs arrive.)
 	t0 := 0.0
 	if n > 0 {
 		t0 = jobs[0].Submit
@@ -408,6 +411,15 @@ func (s *sim) add(jobs []workload.Job) error {
 		s.pw = slices.Grow(s.pw, size-len(s.pw))
 	}
 	s.pw = s.draw.append(s.pw, jobs[from:])
+	if s.defers != nil {
+		s.defers.seen = extend(s.defers.seen, n, size)
+	}
+	if s.prio != nil {
+		s.prio = extend(s.prio, n, size)
+	}
+	if s.order != nil {
+		s.order = extend(s.order, n, size)
+	}
 	if err := s.initJobs(from); err != nil {
 		return err
 	}
@@ -432,8 +444,8 @@ func extend[T any](a []T, n, size int) []T {
 // is NaN or fails counts as out of order: staticKeys keeps such keys.
 func (s *sim) keysInTraceOrder(from int) (in bool) {
 	p := s.pol
-	if p.Priority == nil && p.Order == nil {
-		return true
+	if p.Priority == nil && p.Order == nil || s.dynamicOrder() {
+		return true // (a dynamic order is sorted every pass)
 	}
 	defer func() {
 		if r := recover(); r != nil {

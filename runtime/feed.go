@@ -107,18 +107,12 @@ func streams(run *Run, o Options) bool {
 	if w.Kind != SWF || w.ScaleToMachine || w.Keep != nil || w.Submitted != nil || run.Contract.HasCarbon {
 		return false
 	}
-	if p.Admit != nil || p.Budget != nil || len(p.Powercaps) > 0 || p.Defer != nil || p.Active != nil ||
-		p.Select != SelectInOrder || p.Frequency.Kind == FreqRule {
-		return false
-	}
-	// Rules over fixed job fields only: their values are known as jobs
-	// come (price.mean, for one, is a mean over every submission).
-	for _, e := range p.Rules() {
-		if e.Deps&^DepJob != 0 {
-			return false
-		}
-	}
-	if w.Power.Kind == RulePower && w.Power.Rule.Deps&^DepJob != 0 {
+	// Stages that weigh jobs against each other or the machine's future
+	// (the budget's knapsack, powercaps, the capacity controller's
+	// look-ahead, admission) are left to whole traces; so is price.mean,
+	// a mean from the first submission to the last.
+	if p.Admit != nil || p.Budget != nil || len(p.Powercaps) > 0 || p.Active != nil ||
+		p.Select != SelectInOrder || p.Frequency.Kind == FreqRule || p.ReadsPriceMean() {
 		return false
 	}
 	// The counted machine: a table of nodes is sized for every job.

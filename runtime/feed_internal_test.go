@@ -54,7 +54,11 @@ func (f *jobFeed) waitsSoFar() int {
 func TestFeedInPiecesChangesNothing(t *testing.T) {
 	shortFirst := &Expr{Source: "job.walltime", Deps: DepJob, Fields: FieldWalltime, Num: func(e *Env) float64 { return e.Job.Walltime }}
 	bySubmit := &Expr{Source: "job.submit", Deps: DepJob, Fields: FieldSubmit, Num: func(e *Env) float64 { return e.Job.Submit }}
+	waitRatio := &Expr{Source: "job.wait / job.walltime", Deps: DepJob | DepWait, Fields: FieldWait | FieldWalltime,
+		Num: func(e *Env) float64 { return e.Job.Wait / e.Job.Walltime }}
 	policies := []Policy{
+		{Name: "easy_wait_ratio", Backfill: EASY, Priority: waitRatio, Order: bySubmit},
+		{Name: "greedy_wait_ratio", Backfill: Greedy, Depth: 50, Priority: waitRatio},
 		{Name: "fcfs"},
 		{Name: "easy", Backfill: EASY},
 		{Name: "easy_exact", Backfill: EASY, Estimate: Exact},

@@ -126,6 +126,9 @@ func TestStreamedRunsAsWhole(t *testing.T) {
 		{name: "accounted", trace: sorted, policy: "easy", extra: "account -1 d .. 30 d", streams: true},
 		{name: "shutdown", trace: sorted, policy: "easy_off", streams: true},
 		{name: "keys in trace order", trace: sorted, policy: "by_submit", streams: true},
+		{name: "dynamic priority", trace: sorted, policy: "by_wait", streams: true},
+		{name: "price-aware start", trace: sorted, policy: "price_aware_deadline_12", streams: true},
+		{name: "price.mean", trace: sorted, policy: "below_mean", streams: false},
 		{name: "keys out of trace order", trace: sorted, policy: "by_size", streams: false},
 		{name: "overloaded", trace: header + strings.Join(overload, "\n") + "\n", policy: "easy", streams: true},
 		{name: "unsorted", trace: header + strings.Join(swapped, "\n") + "\n", policy: "easy", streams: false},
@@ -151,6 +154,12 @@ policy by_submit from easy {
 }
 policy by_size from easy {
   priority job.nodes
+}
+policy by_wait from easy {
+  priority job.wait / job.walltime
+}
+policy below_mean from easy {
+  priority price.mean - price.now
 }
 policy in_blocks from easy {
   allocate contiguous 48
