@@ -379,10 +379,9 @@ func (s *sim) pull() error {
 	return nil
 }
 
-// drain waits for the rest of a streamed trace, for a stage that needs
-// every job.
-func (s *sim) drain() error {
-	for s.feed != nil {
+// readUpTo waits until a streamed trace has n jobs read, or has ended.
+func (s *sim) readUpTo(n int) error {
+	for s.feed != nil && len(s.jobs) < n {
 		if err := s.pull(); err != nil {
 			return err
 		}

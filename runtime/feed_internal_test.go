@@ -69,10 +69,7 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 		{Name: "easy_shutdown_later", Backfill: EASY, Shutdown: &Shutdown{After: 600}},
 		{Name: "easy_every_10min", Backfill: EASY, Interval: 600},
 	}
-	machines := []Machine{
-		{Name: "instant", Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
-		{Name: "slow", BootTime: 120, ShutdownTime: 45, Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
-	}
+	machines := bootMachines
 	for seed := range uint64(8) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		nodes := 8 + rng.IntN(60)

@@ -11,6 +11,13 @@ import (
 	"github.com/pwrc/pwrc/runtime/workload"
 )
 
+// bootMachines switch nodes on and off at once, or with boot and shutdown
+// delays: the differential tests' two machines.
+var bootMachines = []Machine{
+	{Name: "instant", Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
+	{Name: "slow", BootTime: 120, ShutdownTime: 45, Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
+}
+
 // TestIncrementalPassesChangeNothing replays random workloads with and
 // without incremental passes (arrival-only passes that look at new jobs
 // only) under every policy feature: each must give the same schedule and
@@ -36,10 +43,7 @@ func TestIncrementalPassesChangeNothing(t *testing.T) {
 		{Name: "easy_shutdown", Backfill: EASY, Shutdown: &Shutdown{After: 0}},
 		{Name: "easy_shutdown_later", Backfill: EASY, Shutdown: &Shutdown{After: 600}},
 	}
-	machines := []Machine{
-		{Name: "instant", Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
-		{Name: "slow", BootTime: 120, ShutdownTime: 45, Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
-	}
+	machines := bootMachines
 	defer func() { fullPassesOnly = false }()
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 99))

@@ -28,10 +28,7 @@ func TestCountedEqualsIdentified(t *testing.T) {
 		{Name: "fcfs_off_units", Shutdown: &Shutdown{After: 120}, Contiguous: 4},
 		{Name: "budget_off", Backfill: EASY, Shutdown: &Shutdown{After: 60, Keep: 2}, Budget: &Budget{Power: 260 * 48}},
 	}
-	machines := []Machine{
-		{Name: "instant", Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
-		{Name: "slow", BootTime: 120, ShutdownTime: 45, Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
-	}
+	machines := bootMachines
 	for seed := range uint64(10) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		nodes := 8 + rng.IntN(40)

@@ -22,6 +22,10 @@ func (s *sim) enqueue(j int32) {
 			s.order[j] = p.Order.Num(&s.env)
 		}
 	}
+	if s.indexed() && int(j) >= s.q.ix.n {
+		// (a job read after the index was built: see toIndex)
+		s.toScan()
+	}
 	if s.indexed() {
 		s.queued(j)
 		return

@@ -249,21 +249,22 @@ func (s *sim) indexDue(pass bool) bool {
 	if pass {
 		q.work += q.nwait
 	}
-	if s.feed != nil && q.work >= queueBuildWork*len(s.jobs) {
-		// The index holds every job: wait for the rest of a streamed
-		// trace, then decide on the whole count, as a run given every
-		// job from the start does.
-		if err := s.drain(); err != nil {
-			s.abandoned = true
-			return false
-		}
-	}
 	return q.work >= queueBuildWork*len(s.jobs)
 }
 
 // toIndex moves the queue into the index, building it on first use.
 func (s *sim) toIndex() {
 	q := &s.q
+	if q.ix != nil && q.ix.n < len(s.jobs) {
+		// A streamed run's index holds the jobs read when it was built:
+		// build it again, on twice as many (or all), so that rebuilding
+		// costs O(jobs) in all.
+		if err := s.readUpTo(2 * q.ix.n); err != nil {
+			s.abandoned = true
+			return
+		}
+		q.ix = nil
+	}
 	if q.ix == nil {
 		ix, ok := s.buildIndex()
 		if !ok {
