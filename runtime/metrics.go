@@ -318,12 +318,77 @@ func (s *sim) waitStats() waitStats {
 		sumBsld += max(1, (w+run)/max(bsldTau, run))
 	}
 	n := float64(len(waits))
-	slices.Sort(waits)
-	st := waitStats{mean: sumWait / n, bsld: sumBsld / n, max: waits[len(waits)-1]}
-	for k, p := range []float64{0.25, 0.50, 0.75, 0.90, 0.99} {
-		st.q[k] = quantile(waits, p)
-	}
+	st := waitStats{mean: sumWait / n, bsld: sumBsld / n}
+	qs := selectQuantiles(waits, []float64{0.25, 0.50, 0.75, 0.90, 0.99, 1})
+	copy(st.q[:], qs)
+	st.max = qs[5]
 	return st
+}
+
+// selectQuantiles returns quantile(sorted x, q) for each of qs (in
+// ascending order) without sorting x: it only moves into place the order
+// statistics they read (quickselect, O(len(x)) on average), reordering x.
+func selectQuantiles(x []float64, qs []float64) []float64 {
+	out := make([]float64, len(qs))
+	if len(x) == 0 {
+		return out
+	}
+	from := 0 // x[:from] holds the from least values, x[from-1] the greatest of them
+	for i, q := range qs {
+		h := q * float64(len(x)-1)
+		lo := int(math.Floor(h))
+		for _, k := range []int{lo, lo + 1} {
+			if k >= from && k < len(x) {
+				nthElement(x, from, k)
+				from = k + 1
+			}
+		}
+		out[i] = quantile(x, q)
+	}
+	return out
+}
+
+// nthElement reorders x[from:] so that x[k] is the value sorted x[from:]
+// would hold there, with none greater before it and none less after it.
+func nthElement(x []float64, from, k int) {
+	lo, hi := from, len(x)-1
+	for hi-lo > 16 {
+		// Median of three as the pivot, then Hoare's partition.
+		m := int(uint(lo+hi) >> 1)
+		if x[m] < x[lo] {
+			x[m], x[lo] = x[lo], x[m]
+		}
+		if x[hi] < x[lo] {
+			x[hi], x[lo] = x[lo], x[hi]
+		}
+		if x[hi] < x[m] {
+			x[hi], x[m] = x[m], x[hi]
+		}
+		p := x[m]
+		i, j := lo, hi
+		for i <= j {
+			for x[i] < p {
+				i++
+			}
+			for x[j] > p {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return // x[j+1:i] all equal the pivot
+		}
+	}
+	slices.Sort(x[lo : hi+1])
 }
 
 // quantile is the linearly interpolated quantile of sorted data (type 7 in
