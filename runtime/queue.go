@@ -708,29 +708,35 @@ func (f *filter) pass(k *qclass, i int) bool {
 }
 
 // search is the first place ≥ from in class k whose job waits and passes
-// f, −1 if none.
+// f, −1 if none: depth first, leftmost first, over the subtrees that reach
+// past from and may hold such a job. (A loop with its own stack: the
+// recursion's calls were a third of its cost.)
 func (k *qclass) search(f *filter, from int32) int32 {
-	return k.find(f, 1, 0, k.size, int(from))
-}
-
-func (k *qclass) find(f *filter, node, lo, hi, from int) int32 {
-	if hi<<blockBits <= from || !f.maybe(k, node) {
-		return -1
-	}
-	if hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if r := k.find(f, 2*node, lo, mid, from); r >= 0 {
-			return r
+	fb := int(from) >> blockBits // the first block with places ≥ from
+	var stack [64]int32
+	stack[0] = 1
+	for sp := 1; sp > 0; {
+		sp--
+		node := int(stack[sp])
+		level := bits.Len(uint(node)) - 1
+		width := k.size >> level // blocks under node
+		lo := (node - 1<<level) * width
+		if lo+width <= fb || !f.maybe(k, node) {
+			continue
 		}
-		return k.find(f, 2*node+1, mid, hi, from)
-	}
-	m := k.bits[lo]
-	if d := from - lo<<blockBits; d > 0 {
-		m &^= 1<<d - 1
-	}
-	for ; m != 0; m &= m - 1 {
-		if i := lo<<blockBits + bits.TrailingZeros64(m); f.pass(k, i) {
-			return int32(i)
+		if width > 1 {
+			stack[sp], stack[sp+1] = int32(2*node+1), int32(2*node)
+			sp += 2
+			continue
+		}
+		m := k.bits[lo]
+		if d := int(from) - lo<<blockBits; d > 0 {
+			m &^= 1<<d - 1
+		}
+		for ; m != 0; m &= m - 1 {
+			if i := lo<<blockBits + bits.TrailingZeros64(m); f.pass(k, i) {
+				return int32(i)
+			}
 		}
 	}
 	return -1
