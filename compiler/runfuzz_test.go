@@ -44,6 +44,16 @@ func FuzzRun(f *testing.F) {
 		for _, r := range results {
 			checkResult(t, r, sc.pwr, sc.trace)
 		}
+		// A run that simulates while its trace is read gives what it gives
+		// on the whole trace, errors included.
+		whole := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 1, KeepJobs: true, WholeTraces: true})
+		for i, r := range whole {
+			a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs, results[i].Workload, results[i].Notes),
+				fmt.Sprint(r.Err, r.Metrics, r.Jobs, r.Workload, r.Notes)
+			if a != b {
+				t.Fatalf("run %s differs read whole:\n%s\n%s\n--- main.pwr\n%s\n--- trace.swf\n%s", r.Run.Name, a, b, sc.pwr, sc.trace)
+			}
+		}
 		// Runs share loaded traces: in parallel they must give the same.
 		if len(results) > 1 {
 			again := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 3, KeepJobs: true})

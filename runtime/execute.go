@@ -277,7 +277,7 @@ func isBaselineOfSome(r *Run, p *Plan) bool {
 
 // runOne executes a run; a rule that fails at run time becomes its error.
 func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool) *Result {
-	if ld.claimStream(run, o) {
+	if ctx.Err() == nil && ld.claimStream(run, o) {
 		feed := ld.stream(run)
 		res, again := runWith(ctx, ld, run, o, baseline, keepStarts, feed)
 		if !again {
@@ -299,12 +299,15 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		if x := recover(); x != nil {
 			var ee *EvalError
 			if e, ok := x.(error); ok && errors.As(e, &ee) {
-				// (a streamed run fails as the whole trace's run does,
-				// with what loading it said)
-				res.Err, again = ee, feed != nil
-				return
+				res.Err = ee
+			} else {
+				panic(x)
 			}
-			panic(x)
+		}
+		if feed != nil && res != nil && res.Err != nil {
+			// A streamed run that fails fails again on the whole trace:
+			// its error then comes with what loading the trace said.
+			again = true
 		}
 	}()
 	if err := ctx.Err(); err != nil {
