@@ -9,7 +9,7 @@ import (
 
 // A jobFeed hands a run its trace's cleaned jobs while the trace is still
 // being read, so that the simulation overlaps reading: a replay then
-// costs little more than reading its trace. The reader appends jobs; the
+// costs about what its simulation costs. The reader appends jobs; the
 // simulation takes what is there and waits when it has caught up.
 //
 // The simulation may only run ahead on what a run with the whole trace
@@ -157,7 +157,7 @@ func (ld *loader) stream(run *Run) *jobFeed {
 			return nil
 		}
 		tr, err := workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines, OnRecords: onRecords, HandOnly: true})
-		if err != nil || cl == nil {
+		if err != nil || cl == nil || tr.Header != header { // (a header line after the last job)
 			f.end(nil, false)
 			return
 		}

@@ -133,6 +133,7 @@ func TestStreamedRunsAsWhole(t *testing.T) {
 		{name: "overloaded", trace: header + strings.Join(overload, "\n") + "\n", policy: "easy", streams: true},
 		{name: "unsorted", trace: header + strings.Join(swapped, "\n") + "\n", policy: "easy", streams: false},
 		{name: "header after jobs", trace: header + strings.Join(late, "\n") + "\n", policy: "easy", streams: false},
+		{name: "header at the end", trace: sorted + "; MaxProcs: 128\n", policy: "easy", streams: false},
 		{name: "wide job", trace: sorted, policy: "in_blocks", streams: false},
 		{name: "bad line", trace: header + strings.Join(bad, "\n") + "\n", policy: "easy", streams: false},
 		{name: "bad line skipped", trace: header + strings.Join(bad, "\n") + "\n", policy: "easy", workload: "bad_lines skip", streams: true},
