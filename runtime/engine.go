@@ -152,13 +152,7 @@ type sim struct {
 	defers *deferStage   // the price-aware start; nil: jobs start when they can
 	infra  float64       // the machine's infrastructure power, W
 
-	// A streamed trace (feed.go): nil once every job is in.
-	feed *jobFeed
-	draw *powerDraw // each new job's power
-	// abandoned: a stage that needed every job found the streamed run
-	// must be run again on the whole trace.
-	abandoned bool
-	lastKey   [2]float64 // static priority and order of the last job in
+	stream streamState // a run that simulates while its trace is read (feed.go)
 
 	// What the run was asked to record or how to hold its nodes.
 	identified  bool // nodes have identities even where nothing needs them
@@ -230,7 +224,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	}
 	s.freq = newPStateChoice(pol.Frequency, m)
 	n := len(jobs)
-	if s.feed != nil {
+	if s.stream.feed != nil {
 		// (the per-job state grows as jobs come: see add)
 		s.jobs, s.pw = nil, nil
 		if err := s.add(jobs); err != nil {
@@ -285,7 +279,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.order = make([]float64, n)
 	}
 	switch {
-	case s.feed == nil:
+	case s.stream.feed == nil:
 		s.staticKeys()
 	case !s.dynamicOrder():
 		// A stream goes on only if the static keys order the jobs as the
@@ -356,129 +350,6 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	return s, nil
 }
 
-// streamFrom makes the run take its jobs from a feed as the trace is
-// read: simulate's jobs are the first ones, and draw gives each its power.
-func streamFrom(f *jobFeed, draw *powerDraw) simOption {
-	return func(s *sim) { s.feed, s.draw = f, draw }
-}
-
-// pull waits for more jobs of a streamed trace, or its end: the run then
-// has every job, as it would have had from the start.
-func (s *sim) pull() error {
-	jobs, ended, ok := s.feed.wait(len(s.jobs))
-	if ended && !ok {
-		return errFeedAbandoned
-	}
-	if err := s.add(jobs); err != nil {
-		return err
-	}
-	if ended {
-		s.feed = nil
-		s.initPrice() // (price.mean is over every submission)
-	}
-	return nil
-}
-
-// readUpTo waits until a streamed trace has n jobs read, or has ended.
-func (s *sim) readUpTo(n int) error {
-	for s.feed != nil && len(s.jobs) < n {
-		if err := s.pull(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// add takes a streamed trace's jobs so far, which extend s.jobs.
-func (s *sim) add(jobs []workload.Job) error {
-	from := len(s.jobs)
-	if len(jobs) == from {
-		return nil
-	}
-	n := len(jobs)
-	s.jobs = jobs
-	// The reader sizes its jobs for the whole trace: so do these.
-	size := max(n, cap(jobs))
-	s.est = extend(s.est, n, size)
-	s.alloc = extend(s.alloc, n, size)
-	s.jw = extend(s.jw, n, size)
-	s.pstate = extend(s.pstate, n, size)
-	s.start = extend(s.start, n, size)
-	s.end = extend(s.end, n, size)
-	s.status = extend(s.status, n, size)
-	if cap(s.pw) < n {
-		s.pw = slices.Grow(s.pw, size-len(s.pw))
-	}
-	s.pw = s.draw.append(s.pw, jobs[from:])
-	if s.defers != nil {
-		s.defers.seen = extend(s.defers.seen, n, size)
-	}
-	if s.prio != nil {
-		s.prio = extend(s.prio, n, size)
-	}
-	if s.order != nil {
-		s.order = extend(s.order, n, size)
-	}
-	if err := s.initJobs(from); err != nil {
-		return err
-	}
-	if from > 0 && !s.keysInTraceOrder(from) {
-		return errFeedAbandoned
-	}
-	return nil
-}
-
-// extend lengthens a to n with zero values, to a capacity of size when
-// it must move.
-func extend[T any](a []T, n, size int) []T {
-	if cap(a) < n {
-		a = slices.Grow(a, size-len(a))
-	}
-	return append(a, make([]T, n-len(a))...)
-}
-
-// keysInTraceOrder reports whether the policy's static priority and order
-// keep jobs from on in trace order (each after the one before it), as
-// staticKeys finds before it leaves the queue in trace order. A key that
-// is NaN or fails counts as out of order: staticKeys keeps such keys.
-func (s *sim) keysInTraceOrder(from int) (in bool) {
-	p := s.pol
-	if p.Priority == nil && p.Order == nil || s.dynamicOrder() {
-		return true // (a dynamic order is sorted every pass)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, isEval := r.(*EvalError); !isEval {
-				panic(r)
-			}
-			in = false
-		}
-	}()
-	f := fields(p.Priority, p.Order)
-	for j := from; j < len(s.jobs); j++ {
-		s.setJobEnv(int32(j), f)
-		var k [2]float64
-		if p.Priority != nil {
-			k[0] = p.Priority.Num(&s.env)
-		}
-		if p.Order != nil {
-			k[1] = p.Order.Num(&s.env)
-		}
-		if k[0] != k[0] || k[1] != k[1] {
-			return false
-		}
-		if j > 0 {
-			// j before j-1: a higher priority, or an equal one and a
-			// lower order key (staticBefore).
-			if last := s.lastKey; k[0] > last[0] || k[0] == last[0] && k[1] < last[1] {
-				return false
-			}
-		}
-		s.lastKey = k
-	}
-	return true
-}
-
 // initJobs sets the per-job state of jobs from on that does not change
 // until they start: allocation, pstate, power and estimate at the fixed
 // pstate.
@@ -500,7 +371,7 @@ func (s *sim) initJobs(from int) error {
 		s.est[i] = s.estOf(int32(i), fixed)
 	}
 	if wide > 0 {
-		if s.feed != nil {
+		if s.stream.feed != nil {
 			return errFeedAbandoned // (the whole trace's error counts every such job)
 		}
 		return wideError(s.jobs[firstWide], wide, s.nodes, unit)
@@ -644,10 +515,10 @@ func (s *sim) loop() error {
 	next := 0
 	lastProgress := s.now
 	for {
-		if s.abandoned {
+		if s.stream.abandoned {
 			return errFeedAbandoned
 		}
-		if s.feed != nil && next == len(s.jobs) {
+		if s.stream.feed != nil && next == len(s.jobs) {
 			if err := s.pull(); err != nil {
 				return err
 			}
@@ -704,7 +575,7 @@ func (s *sim) loop() error {
 		}
 		arrived := next
 		for {
-			if s.feed != nil && next == len(s.jobs) {
+			if s.stream.feed != nil && next == len(s.jobs) {
 				// (jobs submitted at t may be still to come)
 				if err := s.pull(); err != nil {
 					return err
@@ -717,7 +588,7 @@ func (s *sim) loop() error {
 			next++
 			lastProgress = t
 		}
-		if s.abandoned {
+		if s.stream.abandoned {
 			return errFeedAbandoned
 		}
 		if s.capa != nil {

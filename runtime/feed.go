@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/pwrc/pwrc/runtime/workload"
@@ -26,6 +27,16 @@ type jobFeed struct {
 	ended  bool
 	ok     bool // ended with every job, as the loader cleans them
 	waits  int  // times the simulation caught up and waited
+}
+
+// streamState is what a run fed its jobs as the trace is read keeps.
+type streamState struct {
+	feed *jobFeed   // nil once every job is in
+	draw *powerDraw // each new job's power
+	// abandoned: a stage that needed every job found the run must be run
+	// again on the whole trace.
+	abandoned bool
+	lastKey   [2]float64 // static priority and order of the last job in
 }
 
 // errFeedAbandoned stops a streamed run that must be run again on the
@@ -172,4 +183,127 @@ func (ld *loader) stream(run *Run) *jobFeed {
 		f.end(c.jobs, len(c.jobs) == len(jobs))
 	}()
 	return f
+}
+
+// streamFrom makes the run take its jobs from a feed as the trace is
+// read: simulate's jobs are the first ones, and draw gives each its power.
+func streamFrom(f *jobFeed, draw *powerDraw) simOption {
+	return func(s *sim) { s.stream.feed, s.stream.draw = f, draw }
+}
+
+// pull waits for more jobs of a streamed trace, or its end: the run then
+// has every job, as it would have had from the start.
+func (s *sim) pull() error {
+	jobs, ended, ok := s.stream.feed.wait(len(s.jobs))
+	if ended && !ok {
+		return errFeedAbandoned
+	}
+	if err := s.add(jobs); err != nil {
+		return err
+	}
+	if ended {
+		s.stream.feed = nil
+		s.initPrice() // (price.mean is over every submission)
+	}
+	return nil
+}
+
+// readUpTo waits until a streamed trace has n jobs read, or has ended.
+func (s *sim) readUpTo(n int) error {
+	for s.stream.feed != nil && len(s.jobs) < n {
+		if err := s.pull(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add takes a streamed trace's jobs so far, which extend s.jobs.
+func (s *sim) add(jobs []workload.Job) error {
+	from := len(s.jobs)
+	if len(jobs) == from {
+		return nil
+	}
+	n := len(jobs)
+	s.jobs = jobs
+	// The reader sizes its jobs for the whole trace: so do these.
+	size := max(n, cap(jobs))
+	s.est = extend(s.est, n, size)
+	s.alloc = extend(s.alloc, n, size)
+	s.jw = extend(s.jw, n, size)
+	s.pstate = extend(s.pstate, n, size)
+	s.start = extend(s.start, n, size)
+	s.end = extend(s.end, n, size)
+	s.status = extend(s.status, n, size)
+	if cap(s.pw) < n {
+		s.pw = slices.Grow(s.pw, size-len(s.pw))
+	}
+	s.pw = s.stream.draw.append(s.pw, jobs[from:])
+	if s.defers != nil {
+		s.defers.seen = extend(s.defers.seen, n, size)
+	}
+	if s.prio != nil {
+		s.prio = extend(s.prio, n, size)
+	}
+	if s.order != nil {
+		s.order = extend(s.order, n, size)
+	}
+	if err := s.initJobs(from); err != nil {
+		return err
+	}
+	if from > 0 && !s.keysInTraceOrder(from) {
+		return errFeedAbandoned
+	}
+	return nil
+}
+
+// extend lengthens a to n with zero values, to a capacity of size when
+// it must move.
+func extend[T any](a []T, n, size int) []T {
+	if cap(a) < n {
+		a = slices.Grow(a, size-len(a))
+	}
+	return append(a, make([]T, n-len(a))...)
+}
+
+// keysInTraceOrder reports whether the policy's static priority and order
+// keep jobs from on in trace order (each after the one before it), as
+// staticKeys finds before it leaves the queue in trace order. A key that
+// is NaN or fails counts as out of order: staticKeys keeps such keys.
+func (s *sim) keysInTraceOrder(from int) (in bool) {
+	p := s.pol
+	if p.Priority == nil && p.Order == nil || s.dynamicOrder() {
+		return true // (a dynamic order is sorted every pass)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isEval := r.(*EvalError); !isEval {
+				panic(r)
+			}
+			in = false
+		}
+	}()
+	f := fields(p.Priority, p.Order)
+	for j := from; j < len(s.jobs); j++ {
+		s.setJobEnv(int32(j), f)
+		var k [2]float64
+		if p.Priority != nil {
+			k[0] = p.Priority.Num(&s.env)
+		}
+		if p.Order != nil {
+			k[1] = p.Order.Num(&s.env)
+		}
+		if k[0] != k[0] || k[1] != k[1] {
+			return false
+		}
+		if j > 0 {
+			// j before j-1: a higher priority, or an equal one and a
+			// lower order key (staticBefore).
+			if last := s.stream.lastKey; k[0] > last[0] || k[0] == last[0] && k[1] < last[1] {
+				return false
+			}
+		}
+		s.stream.lastKey = k
+	}
+	return true
 }

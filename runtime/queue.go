@@ -260,7 +260,7 @@ func (s *sim) toIndex() {
 		// build it again, on twice as many (or all), so that rebuilding
 		// costs O(jobs) in all.
 		if err := s.readUpTo(2 * q.ix.n); err != nil {
-			s.abandoned = true
+			s.stream.abandoned = true
 			return
 		}
 		q.ix = nil
