@@ -164,18 +164,13 @@ experiment p {
 				return false
 			}
 			ss := r.States
-			pw := slices.Index(ss.Columns, "power_w")
 			checked := 0
 			for k, tm := range ss.Times {
-				end := math.Inf(1)
-				if k+1 < len(ss.Times) {
-					end = ss.Times[k+1]
-				}
-				if end <= from || tm >= to || early(tm) {
+				if ss.Until(k) <= from || tm >= to || early(tm) {
 					continue
 				}
 				checked++
-				if p := ss.Values[k*len(ss.Columns)+pw]; p > cap*(1+1e-9) {
+				if p := ss.Value(k, "power_w"); p > cap*(1+1e-9) {
 					t.Fatalf("at %v s (window %v..%v) the machine draws %.0f W, above the cap of %.0f W", tm, from, to, p, cap)
 				}
 			}
@@ -427,11 +422,9 @@ func checkPlanLevels(t *testing.T, r *runtime.Result, from, to float64) {
 func checkPeakKill(t *testing.T, r, easy *runtime.Result) {
 	t.Helper()
 	ss := r.States
-	k := len(ss.Columns)
-	capCol, pw := slices.Index(ss.Columns, "cap_w"), slices.Index(ss.Columns, "power_w")
 	rows := 0
 	for i, tm := range ss.Times {
-		c, p := ss.Values[i*k+capCol], ss.Values[i*k+pw]
+		c, p := ss.Value(i, "cap_w"), ss.Value(i, "power_w")
 		if math.IsNaN(c) {
 			continue
 		}

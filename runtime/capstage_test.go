@@ -165,11 +165,7 @@ func TestPowercapInvariants(t *testing.T) {
 					ss := s.states
 					k := len(ss.Columns)
 					for r, tm := range ss.Times {
-						end := math.Inf(1)
-						if r+1 < len(ss.Times) {
-							end = ss.Times[r+1]
-						}
-						if end <= a || tm >= b {
+						if ss.Until(r) <= a || tm >= b {
 							continue
 						}
 						var p float64
@@ -342,10 +338,7 @@ func TestPowercapWindowsCoexist(t *testing.T) {
 						col[name] = i
 					}
 					for r, tm := range ss.Times {
-						end := math.Inf(1)
-						if r+1 < len(ss.Times) {
-							end = ss.Times[r+1]
-						}
+						end := ss.Until(r)
 						cap := math.Inf(1)
 						union := map[int32]bool{}
 						for _, w := range ws {
@@ -521,19 +514,14 @@ func TestPlannerOptimalInTheEngine(t *testing.T) {
 		t.Error("planner optimal slowed no job down")
 	}
 	ss := optimal.states
-	k := len(ss.Columns)
 	for r, tm := range ss.Times {
-		end := math.Inf(1)
-		if r+1 < len(ss.Times) {
-			end = ss.Times[r+1]
-		}
-		if end <= a || tm >= b {
+		if ss.Until(r) <= a || tm >= b {
 			continue
 		}
-		if off := ss.Values[r*k+slices.Index(ss.Columns, "off")]; off != 0 {
+		if off := ss.Value(r, "off"); off != 0 {
 			t.Fatalf("at %v s %v nodes are off under the optimal (DVFS) plan", tm, off)
 		}
-		if p := ss.Values[r*k+slices.Index(ss.Columns, "power_w")]; p > 0.6*full*(1+1e-9) {
+		if p := ss.Value(r, "power_w"); p > 0.6*full*(1+1e-9) {
 			t.Fatalf("at %v s the machine draws %v W, above the cap of %v W", tm, p, 0.6*full)
 		}
 	}
@@ -575,11 +563,9 @@ func TestCapsSetForNow(t *testing.T) {
 					t.Fatal(err)
 				}
 				ss := s.states
-				k := len(ss.Columns)
-				capCol, powerCol := slices.Index(ss.Columns, "cap_w"), slices.Index(ss.Columns, "power_w")
 				capped := 0
 				for r, tm := range ss.Times {
-					cw, p := ss.Values[r*k+capCol], ss.Values[r*k+powerCol]
+					cw, p := ss.Value(r, "cap_w"), ss.Value(r, "power_w")
 					if on := !math.IsNaN(cw); on != c.applies(tm) {
 						t.Fatalf("at %v s (hour %.2f) cap_w is %v", tm, math.Mod(tm, 86400)/3600, cw)
 					}

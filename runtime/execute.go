@@ -279,40 +279,34 @@ func isBaselineOfSome(r *Run, p *Plan) bool {
 func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool) *Result {
 	if ctx.Err() == nil && ld.claimStream(run, o) {
 		feed := ld.stream(run)
-		res, again := runWith(ctx, ld, run, o, baseline, keepStarts, feed)
-		if !again {
+		if res := runWith(ctx, ld, run, o, baseline, keepStarts, feed); res != nil && res.Err == nil {
 			res.streamed = true
 			return res
 		}
+		// A streamed run that gives up, or fails, runs again on the whole
+		// trace: a failure then comes with what loading the trace said.
 		feed.settle()
 	}
-	res, _ := runWith(ctx, ld, run, o, baseline, keepStarts, nil)
-	return res
+	return runWith(ctx, ld, run, o, baseline, keepStarts, nil)
 }
 
 // runWith runs run on its whole trace, or with a feed on the jobs read so
-// far while the rest is read (feed.go); again says a streamed run must be
-// run again on the whole trace.
-func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool, feed *jobFeed) (res *Result, again bool) {
+// far while the rest is read (feed.go); nil says a streamed run gave up.
+func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool, feed *jobFeed) (res *Result) {
 	res = &Result{Run: run}
 	defer func() {
 		if x := recover(); x != nil {
 			var ee *EvalError
 			if e, ok := x.(error); ok && errors.As(e, &ee) {
 				res.Err = ee
-			} else {
-				panic(x)
+				return
 			}
-		}
-		if feed != nil && res != nil && res.Err != nil {
-			// A streamed run that fails fails again on the whole trace:
-			// its error then comes with what loading the trace said.
-			again = true
+			panic(x)
 		}
 	}()
 	if err := ctx.Err(); err != nil {
 		res.Err = err
-		return res, false
+		return res
 	}
 	var (
 		jobs []workload.Job
@@ -325,26 +319,24 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		var h workload.Header
 		var ok bool
 		if jobs, h, ok = feed.first(); !ok {
-			return nil, true
+			return nil
 		}
-		info = WorkloadInfo{Name: run.Workload.Name, Path: run.Workload.Path, Epoch: h.UnixStartTime, Zone: TraceZone(h)}
-		key, err := cleanKeyOf(run, keyOf(run), h)
-		if err != nil {
-			return nil, true
+		info = WorkloadInfo{Name: run.Workload.Name, Path: run.Workload.Path}
+		if _, err := info.fromHeader(run, keyOf(run), h); err != nil {
+			return nil
 		}
-		info.Nodes = key.nodes
 	} else {
 		jobs, info, err = ld.jobs(run)
 	}
 	res.Workload = info
 	if err != nil {
 		res.Err = err
-		return res, false
+		return res
 	}
 	clock, notes, err := clockFor(run, info, ld)
 	if err != nil {
 		res.Err = err
-		return res, false
+		return res
 	}
 	res.Notes = append(res.Notes, notes...)
 	first := 0.0
@@ -361,7 +353,7 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	}
 	if err != nil {
 		res.Err = err
-		return res, false
+		return res
 	}
 	if len(jobs) > 0 {
 		first = jobs[0].Submit
@@ -392,7 +384,7 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		from, to, err := a.resolve(clock, origin)
 		if err != nil {
 			res.Err = err // the run is named wherever its error is shown
-			return res, false
+			return res
 		}
 		if run.Measure {
 			opts = append(opts, measureOver(from, to))
@@ -404,14 +396,14 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	tar, notes, err := tariffFor(run, clock, priceFrom, ld)
 	if err != nil {
 		res.Err = err
-		return res, false
+		return res
 	}
 	res.Notes = append(res.Notes, notes...)
 	if k := &run.Contract; k.Band != nil || k.Demand != nil || k.EnergyBudget > 0 || k.HasCarbon {
 		carbon, err := carbonFor(run, clock, priceFrom, ld)
 		if err != nil {
 			res.Err = err
-			return res, false
+			return res
 		}
 		opts = append(opts, withBill(k, carbon))
 	}
@@ -419,7 +411,7 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	budget, notes, err := budgetFor(run, baseline, tar)
 	if err != nil {
 		res.Err = err // the run is named wherever its error is shown
-		return res, false
+		return res
 	}
 	res.Notes = append(res.Notes, notes...)
 	var pw []float64
@@ -431,19 +423,19 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar, opts...)
 	if feed != nil {
 		if err != nil {
-			return nil, true // (the whole trace's run says what failed)
+			return nil // (the whole trace's run says what failed)
 		}
 		// Every job is in: what loading the trace said.
 		var all []workload.Job
 		all, info, err = ld.jobs(run)
 		if err != nil || len(all) != len(s.jobs) {
-			return nil, true
+			return nil
 		}
 		jobs, res.Workload = s.jobs, info
 	}
 	if err != nil {
 		res.Err = err // the run is named wherever its error is shown
-		return res, false
+		return res
 	}
 	if keepStarts {
 		res.starts = s.start
@@ -463,7 +455,7 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		note, err := priceCoverage(&run.Contract, clock, tar, from, to)
 		if err != nil {
 			res.Err = err // the run is named wherever its error is shown
-			return res, false
+			return res
 		}
 		if note != "" {
 			res.Notes = append(res.Notes, note)
@@ -500,7 +492,7 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 			res.Jobs[i] = r
 		}
 	}
-	return res, false
+	return res
 }
 
 // budgetFor resolves a run's power budget in W: +Inf without one.
@@ -828,15 +820,10 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		st := tr.Sacct.Stats
 		info.Sacct, info.SacctCores = &st, m.Cores
 	}
-	info.Epoch, info.Zone = tr.Header.UnixStartTime, TraceZone(tr.Header)
-	key, err := cleanKeyOf(run, tk, tr.Header)
+	key, err := info.fromHeader(run, tk, tr.Header)
 	if err != nil {
 		ld.done(sh, tr)
 		return nil, info, err
-	}
-	info.Nodes = key.nodes
-	if key.scaleTo > 0 {
-		info.Nodes, info.ScaledFrom = key.scaleTo, key.nodes
 	}
 	c, _ := getOnce(&ld.mu, ld.cleaned, key, func() (cleaned, error) {
 		jobs, st := workload.Clean(tr, workload.Cleaning{Cores: m.Cores, Nodes: key.nodes})
@@ -851,6 +838,21 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		return nil, info, noJobsError(w.Path, info)
 	}
 	return c.jobs, info, nil
+}
+
+// fromHeader sets what a trace's header says of the run (its clock, the
+// machine's width) and returns how the run cleans the trace.
+func (info *WorkloadInfo) fromHeader(run *Run, tk traceKey, h workload.Header) (cleanKey, error) {
+	info.Epoch, info.Zone = h.UnixStartTime, TraceZone(h)
+	key, err := cleanKeyOf(run, tk, h)
+	if err != nil {
+		return key, err
+	}
+	info.Nodes = key.nodes
+	if key.scaleTo > 0 {
+		info.Nodes, info.ScaledFrom = key.scaleTo, key.nodes
+	}
+	return key, nil
 }
 
 // cleanKeyOf says how a run cleans its trace, whose header is h: the

@@ -79,11 +79,16 @@ func (f *jobFeed) end(jobs []workload.Job, ok bool) {
 func (f *jobFeed) wait(have int) (jobs []workload.Job, ended, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.waitLocked(have)
+	return f.jobs, f.ended, f.ok
+}
+
+// waitLocked is wait with f.mu held.
+func (f *jobFeed) waitLocked(have int) {
 	for len(f.jobs) <= have && !f.ended {
 		f.waits++
 		f.cond.Wait()
 	}
-	return f.jobs, f.ended, f.ok
 }
 
 // settle waits for the feed to end: a run on the whole trace then finds
@@ -98,14 +103,14 @@ func (f *jobFeed) settle() {
 
 // first waits for the first jobs and returns them with the header read
 // before them; ok is false if the feed ended before any or failed.
-func (f *jobFeed) first() ([]workload.Job, workload.Header, bool) {
-	jobs, ended, ok := f.wait(0)
-	if len(jobs) == 0 || ended && !ok {
-		return nil, workload.Header{}, false
-	}
+func (f *jobFeed) first() (jobs []workload.Job, h workload.Header, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return jobs, f.header, true
+	f.waitLocked(0)
+	if len(f.jobs) == 0 || f.ended && !f.ok {
+		return nil, workload.Header{}, false
+	}
+	return f.jobs, f.header, true
 }
 
 // streams reports whether a run can simulate while its trace is read:

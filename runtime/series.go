@@ -32,6 +32,25 @@ type StateSeries struct {
 	Values  []float64
 }
 
+// Until is when row r's state ends: the next row's time, +Inf for the
+// last row.
+func (ss *StateSeries) Until(r int) float64 {
+	if r+1 < len(ss.Times) {
+		return ss.Times[r+1]
+	}
+	return math.Inf(1)
+}
+
+// Value is row r's value in the named column. It panics if the series
+// has no such column, as an index out of range does.
+func (ss *StateSeries) Value(r int, column string) float64 {
+	c := slices.Index(ss.Columns, column)
+	if c < 0 {
+		panic(fmt.Sprintf("pwrc: the state series has no column %q", column))
+	}
+	return ss.Values[r*len(ss.Columns)+c]
+}
+
 // StateSink receives a run's machine-state series while the run makes it,
 // instead of the run keeping it (Options.States): Begin once with the
 // columns, before anything else, then each row Result.States would hold,

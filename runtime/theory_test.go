@@ -78,14 +78,7 @@ func TestOracleLowerBound(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		nodes := 16 + rng.IntN(48)
 		jobs := randomJobs(rng, 1500, nodes, 60)
-		prices := make([]float64, 24*7)
-		for i := range prices {
-			prices[i] = 0.06 + 0.2*rng.Float64()
-			if rng.IntN(30) == 0 {
-				prices[i] = -0.05 * rng.Float64()
-			}
-		}
-		tar := tariff.Hourly(clock, &tariff.Series{Name: "p", Prices: prices}, time.Unix(0, 0).UTC())
+		tar := randomHourly(rng, clock, 7, 0.06, 0.2, 30, 0.05)
 		m := theoryMachine(nodes)
 		for _, pol := range []Policy{
 			{Name: "fcfs_off", Shutdown: &Shutdown{After: 0}},
@@ -212,14 +205,7 @@ func TestOracleBoundsEveryRun(t *testing.T) {
 		m := theoryMachine(nodes)
 		// Hourly prices, about one hour in twenty negative, repeated past
 		// their fortnight.
-		prices := make([]float64, 24*14)
-		for i := range prices {
-			prices[i] = 0.04 + 0.25*rng.Float64()
-			if rng.IntN(20) == 0 {
-				prices[i] = -0.06 * rng.Float64()
-			}
-		}
-		hourly := tariff.Hourly(clock, &tariff.Series{Name: "p", Prices: prices}, time.Unix(0, 0).UTC())
+		hourly := randomHourly(rng, clock, 14, 0.04, 0.25, 20, 0.06)
 		contracts := []struct {
 			name     string
 			tar      tariff.Tariff
@@ -285,4 +271,18 @@ func TestOracleBoundsEveryRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomHourly is days of hourly prices from 1970-01-01 UTC, repeated
+// past them: each uniform on [lo, lo+spread), except about one hour in
+// negOneIn, uniform on (−neg, 0].
+func randomHourly(rng *rand.Rand, clock tariff.Clock, days int, lo, spread float64, negOneIn int, neg float64) tariff.Tariff {
+	prices := make([]float64, 24*days)
+	for i := range prices {
+		prices[i] = lo + spread*rng.Float64()
+		if rng.IntN(negOneIn) == 0 {
+			prices[i] = -neg * rng.Float64()
+		}
+	}
+	return tariff.Hourly(clock, &tariff.Series{Name: "p", Prices: prices}, time.Unix(0, 0).UTC())
 }
