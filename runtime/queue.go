@@ -96,6 +96,7 @@ type queueIndex struct {
 	classes []qclass
 	used    []int    // classes that have jobs, smallest first
 	low     []int    // per class, its least allocation
+	root    []qnode  // per class, its tree's root (side by side: a pass reads every class's first)
 	set     rankSet  // admitted waiting jobs by rank
 	fen     *fenwick // greedy backfilling: the same, counted
 	refused []int32  // waiting jobs the static admit rule refuses (they never start)
@@ -111,16 +112,18 @@ type queueIndex struct {
 }
 
 // qclass is one size class: its jobs in queue order, what the tests read
-// of each (in place order, for the scans of a leaf block), and a segment
-// tree, over blocks of 64 places, of what waits.
+// of each (in place order, for the scans of a leaf block), and a tree of
+// what waits: level 0 sums up each block of 64 places, each level above
+// groups of fan nodes of the one below, up to the root. (Eight children
+// to a node, not two: a search visits a third as many levels, and a
+// node's children share cache lines.)
 type qclass struct {
 	jobs []int32
 	a    []int32   // per place: allocation
 	e    []float32 // estimate, rounded down
 	w    []float32 // budget weight, rounded down (nil where weights are not pruned on)
 	bits []uint64  // per block: which of its jobs wait
-	size int       // leaf blocks in the tree, a power of two
-	node []qnode   // the tree: 1 is the root, leaves from size
+	lv   [][]qnode // lv[0][b]: block b; lv[h+1][x]: lv[h][x*fan:][:fan]; the last level is the root alone
 }
 
 // qnode holds the minima over the waiting jobs under a tree node
@@ -143,7 +146,11 @@ func below(x float64) float32 {
 	return f
 }
 
-const blockBits = 6 // 64 places per leaf block
+const (
+	blockBits = 6 // 64 places per leaf block
+	fanBits   = 4 // fan children per tree node
+	fan       = 1 << fanBits
+)
 
 // classOf is the size class of an allocation: 1 to 8 nodes each alone,
 // then quarter octaves.
@@ -436,16 +443,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 			k.w = ws[off:off:end]
 		}
 		off = end
-		blocks := (int(count[c]) + 1<<blockBits - 1) >> blockBits
-		k.size = 1
-		for k.size < blocks {
-			k.size *= 2
-		}
-		k.bits = make([]uint64, blocks)
-		k.node = make([]qnode, 2*k.size)
-		for i := range k.node {
-			k.node[i] = noneWaits
-		}
+		k.makeTree(int(count[c]))
 	}
 	ix.loc = make([]int32, m)
 	weight := s.weightOf
@@ -471,8 +469,10 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	ix.cur = make([]int32, len(ix.classes))
 	ix.from = make([]int32, len(ix.classes))
 	ix.low = make([]int, len(ix.classes))
+	ix.root = make([]qnode, len(ix.classes))
 	for c := range ix.low {
 		ix.low[c] = classLow(c)
+		ix.root[c] = noneWaits
 	}
 	return ix, true
 }
@@ -590,12 +590,52 @@ func (ix *queueIndex) insert(j int32) {
 	if ix.fen != nil {
 		ix.fen.add(int(r), 1)
 	}
-	k := &ix.classes[ix.cls[j-ix.base]]
-	i := int(ix.loc[j-ix.base])
+	c := ix.cls[j-ix.base]
+	if k := &ix.classes[c]; k.add(int(ix.loc[j-ix.base])) {
+		ix.root[c] = k.root()
+	}
+}
+
+func (ix *queueIndex) remove(j int32) {
+	r := ix.rankOf(j)
+	ix.set.remove(r)
+	if ix.fen != nil {
+		ix.fen.add(int(r), -1)
+	}
+	c := ix.cls[j-ix.base]
+	if k := &ix.classes[c]; k.drop(int(ix.loc[j-ix.base])) {
+		ix.root[c] = k.root()
+	}
+}
+
+// makeTree sets up the class's tree over places places, none waiting.
+func (k *qclass) makeTree(places int) {
+	blocks := (places + 1<<blockBits - 1) >> blockBits
+	k.bits = make([]uint64, blocks)
+	k.lv = k.lv[:0]
+	for n := max(blocks, 1); ; n = (n + fan - 1) >> fanBits {
+		lv := make([]qnode, n)
+		for i := range lv {
+			lv[i] = noneWaits
+		}
+		k.lv = append(k.lv, lv)
+		if n == 1 {
+			return
+		}
+	}
+}
+
+// root is the node over every place of the class.
+func (k *qclass) root() qnode { return k.lv[len(k.lv)-1][0] }
+
+// add marks the job at place i waiting; it reports whether the root
+// changed.
+func (k *qclass) add(i int) bool {
 	k.bits[i>>blockBits] |= 1 << (i & 63)
 	a, e, w := k.a[i], k.e[i], k.weight(i)
-	for node := k.size + i>>blockBits; node > 0; node >>= 1 {
-		n := &k.node[node]
+	x := i >> blockBits
+	for _, lv := range k.lv {
+		n := &lv[x]
 		changed := false
 		if a < n.a {
 			n.a, changed = a, true
@@ -607,27 +647,23 @@ func (ix *queueIndex) insert(j int32) {
 			n.w, changed = w, true
 		}
 		if !changed {
-			break // (the nodes above hold no more than this one)
+			return false // (the nodes above hold no more than this one)
 		}
+		x >>= fanBits
 	}
+	return true
 }
 
-func (ix *queueIndex) remove(j int32) {
-	r := ix.rankOf(j)
-	ix.set.remove(r)
-	if ix.fen != nil {
-		ix.fen.add(int(r), -1)
-	}
-	k := &ix.classes[ix.cls[j-ix.base]]
-	i := int(ix.loc[j-ix.base])
+// drop marks the job at place i no longer waiting; it reports whether the
+// root changed.
+func (k *qclass) drop(i int) bool {
 	b := i >> blockBits
 	k.bits[b] &^= 1 << (i & 63)
-	node := k.size + b
-	if n := &k.node[node]; k.a[i] > n.a && k.e[i] > n.e && (k.w == nil || k.w[i] > n.w) {
-		return // it held none of the minima
+	if n := &k.lv[0][b]; k.a[i] > n.a && k.e[i] > n.e && (k.w == nil || k.w[i] > n.w) {
+		return false // it held none of the minima
 	}
-	// The leaf from its waiting jobs, then each node from its children
-	// while that changes it.
+	// The block's node from its waiting jobs, then each node from its
+	// children while that changes it.
 	m := noneWaits
 	for bs := k.bits[b]; bs != 0; bs &= bs - 1 {
 		p := b<<blockBits + bits.TrailingZeros64(bs)
@@ -639,31 +675,36 @@ func (ix *queueIndex) remove(j int32) {
 			m.w = x
 		}
 	}
-	for {
-		if k.node[node] == m {
-			return
+	x := b
+	for h, lv := range k.lv {
+		if lv[x] == m {
+			return false
 		}
-		k.node[node] = m
-		if node == 1 {
-			return
+		lv[x] = m
+		if h == len(k.lv)-1 {
+			return true
 		}
-		o := &k.node[node^1] // its sibling
-		node >>= 1
-		m.a = min(m.a, o.a)
-		if o.e < m.e {
-			m.e = o.e
+		g := x &^ (fan - 1) // its group
+		m = noneWaits
+		for _, o := range lv[g:min(g+fan, len(lv))] {
+			m.a = min(m.a, o.a)
+			if o.e < m.e {
+				m.e = o.e
+			}
+			if o.w < m.w {
+				m.w = o.w
+			}
 		}
-		if o.w < m.w {
-			m.w = o.w
-		}
+		x >>= fanBits
 	}
+	return false
 }
 
 // minAlloc is the least allocation of an admitted waiting job
 // (math.MaxInt32 if none).
 func (ix *queueIndex) minAlloc() int32 {
 	for _, c := range ix.used {
-		if a := ix.classes[c].node[1].a; a != math.MaxInt32 {
+		if a := ix.root[c].a; a != math.MaxInt32 {
 			return a
 		}
 	}
@@ -694,9 +735,9 @@ type filter struct {
 	extraW float64 // … and the extra budget
 }
 
-// maybe reports whether the subtree under node may hold a job passing f.
-func (f *filter) maybe(k *qclass, node int) bool {
-	n := &k.node[node]
+// maybe reports whether the subtree whose minima n holds may hold a job
+// passing f.
+func (f *filter) maybe(n *qnode) bool {
 	a, w := int(n.a), float64(n.w)
 	return a <= f.free && w <= f.room && (f.now+float64(n.e) <= f.shadow || a <= f.extra && w <= f.extraW)
 }
@@ -708,34 +749,39 @@ func (f *filter) pass(k *qclass, i int) bool {
 }
 
 // search is the first place ≥ from in class k whose job waits and passes
-// f, −1 if none: depth first, leftmost first, over the subtrees that reach
-// past from and may hold such a job. (A loop with its own stack: the
-// recursion's calls were a third of its cost.)
+// f, −1 if none: depth first, leftmost first, over the nodes that reach
+// past from and may hold such a job.
 func (k *qclass) search(f *filter, from int32) int32 {
-	fb := int(from) >> blockBits // the first block with places ≥ from
-	var stack [64]int32
-	stack[0] = 1
-	for sp := 1; sp > 0; {
-		sp--
-		node := int(stack[sp])
-		level := bits.Len(uint(node)) - 1
-		width := k.size >> level // blocks under node
-		lo := (node - 1<<level) * width
-		if lo+width <= fb || !f.maybe(k, node) {
-			continue
-		}
-		if width > 1 {
-			stack[sp], stack[sp+1] = int32(2*node+1), int32(2*node)
-			sp += 2
-			continue
-		}
-		m := k.bits[lo]
-		if d := int(from) - lo<<blockBits; d > 0 {
+	top := len(k.lv) - 1
+	if !f.maybe(&k.lv[top][0]) {
+		return -1
+	}
+	return k.descend(f, top, 0, int(from))
+}
+
+// descend searches under node x of level h.
+func (k *qclass) descend(f *filter, h, x, from int) int32 {
+	if h == 0 {
+		m := k.bits[x]
+		if d := from - x<<blockBits; d > 0 {
 			m &^= 1<<d - 1
 		}
 		for ; m != 0; m &= m - 1 {
-			if i := lo<<blockBits + bits.TrailingZeros64(m); f.pass(k, i) {
+			if i := x<<blockBits + bits.TrailingZeros64(m); f.pass(k, i) {
 				return int32(i)
+			}
+		}
+		return -1
+	}
+	lv := k.lv[h-1]
+	lo := x << fanBits
+	hi := min(lo+fan, len(lv))
+	// (children wholly before from's block are passed over)
+	lo = max(lo, from>>(blockBits+fanBits*(h-1)))
+	for y := lo; y < hi; y++ {
+		if f.maybe(&lv[y]) {
+			if i := k.descend(f, h-1, y, from); i >= 0 {
+				return i
 			}
 		}
 	}
@@ -876,7 +922,7 @@ func (w *walk) indexed(free int) int32 {
 			if ix.low[c] > free {
 				break // (classes come smallest first)
 			}
-			if f.maybe(&ix.classes[c], 1) {
+			if f.maybe(&ix.root[c]) {
 				ix.live = append(ix.live, c)
 				ix.cur[c], ix.from[c] = curStale, 0
 			}

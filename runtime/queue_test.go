@@ -7,8 +7,8 @@ import (
 )
 
 // The index's building blocks against brute force: the rank set's next
-// and prev, the Fenwick tree's counts, the allocation set's least, and the
-// size classes' bounds.
+// and prev, the Fenwick tree's counts, a size class's tree (its root and
+// its search), the allocation set's least, and the size classes' bounds.
 
 func TestRankSetAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -60,6 +60,70 @@ func TestRankSetAgainstBruteForce(t *testing.T) {
 		}
 		if got := set.next(int32(n)); got != -1 {
 			t.Errorf("n %d: next past the end = %d", n, got)
+		}
+	}
+}
+
+func TestClassTreeAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	// Sizes around a block (64 places) and around each level's fan.
+	for _, n := range []int{1, 2, 63, 64, 65, 64 * fan, 64*fan + 1, 64 * fan * fan, 64*fan*fan*fan + 3, 100000} {
+		for _, weighted := range []bool{false, true} {
+			k := &qclass{a: make([]int32, n), e: make([]float32, n)}
+			if weighted {
+				k.w = make([]float32, n)
+			}
+			for i := range n {
+				k.a[i] = int32(1 + rng.IntN(16))
+				k.e[i] = float32(rng.IntN(1000))
+				if k.w != nil {
+					k.w[i] = float32(rng.IntN(100))
+				}
+			}
+			k.makeTree(n)
+			in := make([]bool, n)
+			for step := range 2000 {
+				i := rng.IntN(n)
+				if step%5 == 0 { // dense stretches
+					i = rng.IntN(min(n, 300))
+				}
+				if in[i] {
+					k.drop(i)
+				} else {
+					k.add(i)
+				}
+				in[i] = !in[i]
+				want := noneWaits
+				for p, w := range in {
+					if w {
+						want.a = min(want.a, k.a[p])
+						want.e = min(want.e, k.e[p])
+						want.w = min(want.w, k.weight(p))
+					}
+				}
+				if got := k.root(); got != want {
+					t.Fatalf("n %d step %d: root %+v, want %+v", n, step, got, want)
+				}
+				f := filter{now: 0, free: 1 + rng.IntN(16), room: math.Inf(1), shadow: float64(rng.IntN(1200)),
+					extra: rng.IntN(12), extraW: math.Inf(1)}
+				if weighted {
+					f.room, f.extraW = float64(rng.IntN(120)), float64(rng.IntN(60))
+				}
+				from := int32(rng.IntN(n + 1))
+				if step%3 == 0 {
+					from = 0
+				}
+				wantAt := int32(-1)
+				for p := int(from); p < n; p++ {
+					if in[p] && f.pass(k, p) {
+						wantAt = int32(p)
+						break
+					}
+				}
+				if got := k.search(&f, from); got != wantAt {
+					t.Fatalf("n %d step %d: search(%+v, %d) = %d, want %d", n, step, f, from, got, wantAt)
+				}
+			}
 		}
 	}
 }
