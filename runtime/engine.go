@@ -153,6 +153,7 @@ type sim struct {
 	infra  float64       // the machine's infrastructure power, W
 
 	stream streamState // a run that simulates while its trace is read (feed.go)
+	twins  []*book     // twin runs' accounting, fed what s.led is (twins.go)
 
 	// What the run was asked to record or how to hold its nodes.
 	identified  bool // nodes have identities even where nothing needs them
@@ -248,12 +249,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if pol.Budget != nil {
 		s.staticWeights()
 	}
-	s.peakIdx = -1
-	for i, p := range tar.Periods() {
-		if p == "peak" {
-			s.peakIdx = i
-		}
-	}
+	s.peakIdx = peakIndex(tar)
 	s.initPrice()
 	s.deps = pol.deps()
 	if b := pol.Budget; b != nil && b.When == BudgetDuringPeak {
@@ -315,11 +311,10 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		}
 		s.caps, s.killed = cs, make([]bool, n)
 	}
-	s.led = ledger.New(ledger.Options{
-		Components: len(s.model.Components()), Levels: len(m.Levels), PStates: s.model.PStates(),
-		Tariff: tar, Clock: clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
-		Carbon: s.carbon, Meter: s.meter(),
-	}, t0)
+	s.led = s.newLedger(tar, s.carbon, s.bill, t0)
+	for _, b := range s.twins {
+		b.led = s.newLedger(b.tar, b.carbon, b.bill, t0)
+	}
 	s.sample = ledger.Sample{Power: make([]float64, len(s.model.Components())),
 		On: s.cnt.LevelsOn, BusyAt: s.cnt.BusyAt, JobWAt: s.cnt.JobWAt}
 	s.stale = true
@@ -620,11 +615,35 @@ func (s *sim) loop() error {
 	return nil
 }
 
+// peakIndex is the index of the tariff's "peak" period, −1 if none.
+func peakIndex(tar tariff.Tariff) int {
+	i := -1
+	for k, p := range tar.Periods() {
+		if p == "peak" {
+			i = k
+		}
+	}
+	return i
+}
+
+// newLedger is the run's accounting under a tariff, a carbon intensity
+// and a bill (see withBill), from t0.
+func (s *sim) newLedger(tar, carbon tariff.Tariff, bill *Contract, t0 float64) *ledger.Ledger {
+	return ledger.New(ledger.Options{
+		Components: len(s.model.Components()), Levels: len(s.machine.Levels), PStates: s.model.PStates(),
+		Tariff: tar, Clock: s.clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
+		Carbon: carbon, Meter: meterOf(bill),
+	}, t0)
+}
+
 // observe ends an instant: level changes are counted, and the machine's
 // state recorded when asked for.
 func (s *sim) observe() {
 	if len(s.cnt.LevelsOn) > 0 {
 		s.led.Observe(s.cnt.LevelsOn)
+		for _, b := range s.twins {
+			b.led.Observe(s.cnt.LevelsOn)
+		}
 	}
 	if s.states != nil {
 		s.model.Power(s.cnt, s.watts)
@@ -674,6 +693,9 @@ func (s *sim) advance(t float64) {
 		s.caps.observe(s, t, s.sample.Total)
 	}
 	s.led.Advance(t, &s.sample)
+	for _, b := range s.twins {
+		b.led.Advance(t, &s.sample)
+	}
 	s.now = t
 }
 
@@ -937,10 +959,10 @@ func evLess(a, b event) bool {
 	return a.job < b.job
 }
 
-// meter is the metered interval a contract's band or demand charge needs
-// (0: none).
-func (s *sim) meter() float64 {
-	if k := s.bill; k != nil && (k.Band != nil || k.Demand != nil) {
+// meterOf is the metered interval a contract's band or demand charge
+// needs (0: none).
+func meterOf(k *Contract) float64 {
+	if k != nil && (k.Band != nil || k.Demand != nil) {
 		return k.Meter
 	}
 	return 0

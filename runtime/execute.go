@@ -46,6 +46,9 @@ type Options struct {
 	// streams its trace (feed.go). Results are the same either way; tests
 	// compare the two.
 	WholeTraces bool
+	// NoTwins simulates every run on its own, twins too (twins.go).
+	// Results are the same either way; tests compare the two.
+	NoTwins bool
 }
 
 // Result is the outcome of one run.
@@ -58,9 +61,11 @@ type Result struct {
 	Waits    []float64    // when Options.KeepWaits: each job's start − submit, in trace order
 	Notes    []string     // approximations and warnings worth printing with the table
 	Err      error
-	starts   []float64 // start times, kept until inverse pairs are counted
-	paired   bool      // its inverse pairs were counted as it ended (see runOne)
-	streamed bool      // it simulated while its trace was read (feed.go)
+	starts   []float64      // start times, kept until inverse pairs are counted …
+	order    func() []int32 // … and, made once when first asked, startOrder(starts)
+	paired   bool           // its inverse pairs were counted as it ended (see runOne)
+	streamed bool           // it simulated while its trace was read (feed.go)
+	lead     *Run           // the run whose simulation served it, a twin (twins.go); nil: its own
 }
 
 // JobRecord is one job's schedule. Times are on the trace's clock.
@@ -111,7 +116,8 @@ type WorkloadInfo struct {
 func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 	res := make([]*Result, len(p.Runs))
 	chosen := needed(p, opts.Runs)
-	ld := newLoader(p, chosen)
+	lead := twinsOf(p, chosen, opts)
+	ld := newLoader(p, chosen, lead)
 	// Runs in a baseline comparison keep their start times for the inverse
 	// pairs, but for a run that depends on its baseline (a budget of the
 	// baseline's power): it counts them as it ends, so a sweep of such runs
@@ -143,19 +149,40 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					r := runOne(ctx, ld, p.Runs[i], opts, dependency(p.Runs[i], res), compared[i])
+					// (A run's twins come after it in the plan, in its
+					// level: their baselines are in finished levels.)
+					var twins []*twin
+					at := []int{i}
+					for k := i + 1; k < len(lead); k++ {
+						if lead[k] == i {
+							twins = append(twins, &twin{run: p.Runs[k], baseline: dependency(p.Runs[k], res), keepStarts: compared[k]})
+							at = append(at, k)
+						}
+					}
+					r := runOne(ctx, ld, p.Runs[i], opts, dependency(p.Runs[i], res), compared[i], twins)
+					finished := []*Result{r}
+					for _, tw := range twins {
+						if tw.res == nil {
+							tw.res = runOne(ctx, ld, tw.run, opts, tw.baseline, tw.keepStarts, nil)
+						}
+						finished = append(finished, tw.res)
+					}
 					mu.Lock()
-					res[i] = r
-					done++
-					if opts.Progress != nil {
-						opts.Progress(done, total)
+					for k, r := range finished {
+						res[at[k]] = r
+						done++
+						if opts.Progress != nil {
+							opts.Progress(done, total)
+						}
 					}
 					mu.Unlock()
 				}
 			}()
 		}
 		for _, i := range level {
-			next <- i
+			if lead[i] == i {
+				next <- i
+			}
 		}
 		close(next)
 		wg.Wait()
@@ -240,7 +267,7 @@ func compareWithBaselines(p *Plan, res []*Result) {
 		case r.paired:
 			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
 		case r.starts != nil && len(b.starts) == len(r.starts): // else different job sets: not comparable
-			r.Metrics.InversePairs = inversePairs(b.starts, r.starts)
+			r.Metrics.InversePairs = inversePairsBy(b.starts, b.order(), r.starts)
 			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
 		}
 		r.Metrics.Saving = b.Metrics.Cost - r.Metrics.Cost
@@ -261,7 +288,7 @@ func compareWithBaselines(p *Plan, res []*Result) {
 	}
 	for _, r := range res {
 		if r != nil {
-			r.starts = nil
+			r.starts, r.order = nil, nil
 		}
 	}
 }
@@ -275,11 +302,20 @@ func isBaselineOfSome(r *Run, p *Plan) bool {
 	return false
 }
 
-// runOne executes a run; a rule that fails at run time becomes its error.
-func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool) *Result {
+// twin is a run simulated with its lead (twins.go), and what it needs.
+type twin struct {
+	run        *Run
+	baseline   *Result // its own, for its budget and inverse pairs
+	keepStarts bool
+	res        *Result // its result once the lead's simulation served it; nil: simulate it alone
+}
+
+// runOne executes a run, and its twins where it can; a rule that fails at
+// run time becomes its error.
+func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool, twins []*twin) *Result {
 	if ctx.Err() == nil && ld.claimStream(run, o) {
 		feed := ld.stream(run)
-		if res := runWith(ctx, ld, run, o, baseline, keepStarts, feed); res != nil && res.Err == nil {
+		if res := runWith(ctx, ld, run, o, baseline, keepStarts, feed, twins); res != nil && res.Err == nil {
 			res.streamed = true
 			return res
 		}
@@ -287,13 +323,25 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 		// trace: a failure then comes with what loading the trace said.
 		feed.settle()
 	}
-	return runWith(ctx, ld, run, o, baseline, keepStarts, nil)
+	return runWith(ctx, ld, run, o, baseline, keepStarts, nil, twins)
 }
 
 // runWith runs run on its whole trace, or with a feed on the jobs read so
 // far while the rest is read (feed.go); nil says a streamed run gave up.
-func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool, feed *jobFeed) (res *Result) {
+// Twins it serves get their results; the others, and all of them if the
+// run fails, are left to be simulated alone.
+func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool, feed *jobFeed, twins []*twin) (res *Result) {
 	res = &Result{Run: run}
+	for _, tw := range twins {
+		tw.res = nil
+	}
+	defer func() {
+		if res == nil || res.Err != nil {
+			for _, tw := range twins {
+				tw.res = nil
+			}
+		}
+	}()
 	defer func() {
 		if x := recover(); x != nil {
 			var ee *EvalError
@@ -369,16 +417,6 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	case o.KeepJobs:
 		opts = append(opts, keepNodeLists())
 	}
-	var sink StateSink
-	if o.States != nil {
-		sink = o.States(run)
-	}
-	switch {
-	case sink != nil:
-		opts = append(opts, streamStates(sink))
-	case o.KeepStates:
-		opts = append(opts, recordStates())
-	}
 	priceFrom := first
 	if a := run.Account; a != nil && len(jobs) > 0 {
 		from, to, err := a.resolve(clock, origin)
@@ -393,34 +431,51 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		}
 		priceFrom = min(first, from)
 	}
-	tar, notes, err := tariffFor(run, clock, priceFrom, ld)
-	if err != nil {
-		res.Err = err
-		return res
-	}
-	res.Notes = append(res.Notes, notes...)
-	if k := &run.Contract; k.Band != nil || k.Demand != nil || k.EnergyBudget > 0 || k.HasCarbon {
-		carbon, err := carbonFor(run, clock, priceFrom, ld)
-		if err != nil {
-			res.Err = err
-			return res
-		}
-		opts = append(opts, withBill(k, carbon))
-	}
-	m := run.Machine
-	budget, notes, err := budgetFor(run, baseline, tar)
+	acct, err := accountFor(run, clock, priceFrom, ld, baseline)
 	if err != nil {
 		res.Err = err // the run is named wherever its error is shown
 		return res
 	}
-	res.Notes = append(res.Notes, notes...)
+	res.Notes = append(res.Notes, acct.notes...)
+	if acct.book.bill != nil {
+		opts = append(opts, withBill(acct.book.bill, acct.book.carbon))
+	}
+	// The twins whose contracts can be set up and whose budgets come out
+	// as this run's: the simulation keeps their books too.
+	var served []*twin
+	var books []*book
+	for _, tw := range twins {
+		_, notes, err := clockFor(tw.run, info, ld)
+		if err != nil {
+			continue
+		}
+		ta, err := accountFor(tw.run, clock, priceFrom, ld, tw.baseline)
+		if err != nil || ta.budget != acct.budget {
+			continue
+		}
+		tw.res = &Result{Run: tw.run, Notes: append(notes, ta.notes...), lead: run}
+		served, books = append(served, tw), append(books, &ta.book)
+	}
+	if len(books) > 0 {
+		opts = append(opts, keepBooks(books))
+	}
+	if o.States != nil {
+		sinks := []StateSink{o.States(run)}
+		for _, tw := range served {
+			sinks = append(sinks, o.States(tw.run))
+		}
+		opts = append(opts, streamStates(fanOut(sinks)))
+	} else if o.KeepStates {
+		opts = append(opts, recordStates())
+	}
+	m := run.Machine
 	var pw []float64
 	if feed != nil {
 		opts = append(opts, streamFrom(feed, newPowerDraw(run.Workload.Power, &m)))
 	} else {
 		pw = jobPowers(jobs, run.Workload.Power, &m)
 	}
-	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, budget, clock, tar, opts...)
+	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, acct.budget, clock, acct.book.tar, opts...)
 	if feed != nil {
 		if err != nil {
 			return nil // (the whole trace's run says what failed)
@@ -437,36 +492,90 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		res.Err = err // the run is named wherever its error is shown
 		return res
 	}
+	var states *StateSeries
+	if s.states != nil {
+		s.states.flush()
+		if s.states.sink == nil {
+			states = &s.states.StateSeries
+		}
+	}
+	// (Twins have the same starts: their order is sorted once.)
+	order := sync.OnceValue(func() []int32 { return startOrder(s.start) })
+	if res.finish(s, o, jobs, baseline, keepStarts, clock, order); res.Err != nil {
+		return res
+	}
+	res.States = states
+	for i, tw := range served {
+		tw.res.Workload = res.Workload
+		s.useBook(books[i])
+		if tw.res.finish(s, o, jobs, tw.baseline, tw.keepStarts, clock, order); tw.res.Err == nil {
+			tw.res.States = states
+		}
+	}
+	return res
+}
+
+// account is what a run's contract makes of its schedule: the book its
+// simulation keeps (tariff, carbon intensity, the bill beyond the energy
+// price), its power budget (which may be relative to its baseline's
+// power), and the notes these call for.
+type account struct {
+	book   book
+	budget float64
+	notes  []string
+}
+
+func accountFor(run *Run, clock tariff.Clock, priceFrom float64, ld *loader, baseline *Result) (account, error) {
+	var a account
+	tar, notes, err := tariffFor(run, clock, priceFrom, ld)
+	if err != nil {
+		return a, err
+	}
+	a.book.tar, a.notes = tar, notes
+	if k := &run.Contract; k.Band != nil || k.Demand != nil || k.EnergyBudget > 0 || k.HasCarbon {
+		carbon, err := carbonFor(run, clock, priceFrom, ld)
+		if err != nil {
+			return a, err
+		}
+		a.book.bill, a.book.carbon = k, carbon
+	}
+	budget, notes, err := budgetFor(run, baseline, tar)
+	if err != nil {
+		return a, err
+	}
+	a.budget, a.notes = budget, append(a.notes, notes...)
+	return a, nil
+}
+
+// finish fills a result from the simulation of its schedule, whose
+// accounting is the result's run's.
+func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Result, keepStarts bool, clock tariff.Clock, order func() []int32) {
+	run := res.Run
 	if keepStarts {
-		res.starts = s.start
+		res.starts, res.order = s.start, order
 	}
 	res.Metrics = s.metrics()
 	for _, sla := range run.SLAs {
 		res.Metrics.SLAViolationsAt = append(res.Metrics.SLAViolationsAt, SLAShares{SLA: sla, Share: s.slaViolations(sla)})
 	}
 	if b := baseline; b != nil && b.Err == nil && len(b.starts) == len(s.start) {
-		res.Metrics.InversePairs, res.paired = inversePairs(b.starts, s.start), true
+		res.Metrics.InversePairs, res.paired = inversePairsBy(b.starts, b.order(), s.start), true
 	}
+	info := res.Workload
 	res.Metrics.Dropped = info.Clean.Dropped()
 	res.Metrics.Capped = info.Clean.RuntimeCapped
 	res.Metrics.Currency = run.Contract.Currency
 	if len(jobs) > 0 {
 		from, to := s.span()
-		note, err := priceCoverage(&run.Contract, clock, tar, from, to)
+		note, err := priceCoverage(&run.Contract, clock, s.tar, from, to)
 		if err != nil {
 			res.Err = err // the run is named wherever its error is shown
-			return res
+			return
 		}
 		if note != "" {
 			res.Notes = append(res.Notes, note)
 		}
 		res.Notes = append(res.Notes, oracleNotes(&run.Policy)...)
-	}
-	if s.states != nil {
-		s.states.flush()
-		if s.states.sink == nil {
-			res.States = &s.states.StateSeries
-		}
 	}
 	if o.KeepWaits {
 		res.Waits = make([]float64, len(jobs))
@@ -492,7 +601,6 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 			res.Jobs[i] = r
 		}
 	}
-	return res
 }
 
 // budgetFor resolves a run's power budget in W: +Inf without one.
@@ -716,12 +824,12 @@ func shapeOf(r *Run) shape {
 	return shape{trace: keyOf(r), cores: r.Machine.Cores, nodes: r.Machine.Nodes, scale: r.Workload.ScaleToMachine}
 }
 
-func newLoader(p *Plan, chosen []bool) *loader {
+func newLoader(p *Plan, chosen []bool, lead []int) *loader {
 	users, shapes := map[traceKey]int{}, map[shape]bool{}
 	readers := map[traceKey]int{}
 	for i, r := range p.Runs {
-		if chosen[i] && r.Workload.Kind != Synthetic {
-			readers[keyOf(r)]++
+		if chosen[i] && lead[i] == i && r.Workload.Kind != Synthetic {
+			readers[keyOf(r)]++ // (a twin reads nothing: its lead's jobs serve it)
 		}
 		if sh := shapeOf(r); r.Workload.Kind != Synthetic && chosen[i] && !shapes[sh] {
 			shapes[sh] = true

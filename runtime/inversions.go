@@ -5,34 +5,51 @@ import "slices"
 // inversePairs counts the job pairs whose start order flips between a
 // baseline schedule and another (Zhou et al.'s fairness metric): pairs with
 // base[i] < base[k] and run[i] > run[k]. Pairs tied in either schedule are
-// not counted, so simultaneous starts are not inversions. O(n log n): sort
+// not counted, so simultaneous starts are not inversions. O(n log n): order
 // by baseline start (ties by the other start, so they add nothing), then
 // count strict inversions of the other starts by merge sort.
 func inversePairs(base, run []float64) int64 {
-	n := len(base)
-	if n != len(run) || n < 2 {
-		return 0
-	}
-	order := make([]int32, n)
+	return inversePairsBy(base, startOrder(base), run)
+}
+
+// startOrder is the jobs in order of their starts (ties in trace order):
+// what every run compared with a baseline sorts, done once.
+func startOrder(start []float64) []int32 {
+	order := make([]int32, len(start))
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		switch {
-		case base[a] < base[b]:
+		case start[a] < start[b]:
 			return -1
-		case base[a] > base[b]:
-			return 1
-		case run[a] < run[b]:
-			return -1
-		case run[a] > run[b]:
+		case start[a] > start[b]:
 			return 1
 		}
-		return 0
+		return int(a - b)
 	})
+	return order
+}
+
+// inversePairsBy is inversePairs given startOrder(base).
+func inversePairsBy(base []float64, order []int32, run []float64) int64 {
+	n := len(base)
+	if n != len(run) || n < 2 {
+		return 0
+	}
 	xs := make([]float64, n)
-	for i, j := range order {
-		xs[i] = run[j]
+	for i := 0; i < n; {
+		k := i + 1
+		for k < n && base[order[k]] == base[order[i]] {
+			k++
+		}
+		for p := i; p < k; p++ {
+			xs[p] = run[order[p]]
+		}
+		if k-i > 1 {
+			slices.Sort(xs[i:k]) // (tied in the baseline: no pair counts)
+		}
+		i = k
 	}
 	return countInversions(xs, make([]float64, n))
 }

@@ -1,0 +1,119 @@
+package runtime
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/pwrc/pwrc/runtime/ledger"
+	"github.com/pwrc/pwrc/runtime/tariff"
+)
+
+// Twin runs differ only in their contract, under a policy whose schedule
+// does not depend on it: the policy reads no price or carbon intensity
+// and, if it reads the peak hours or the clock (a budget during peak,
+// say), both contracts have the same hours. Such runs have one schedule,
+// so one simulation serves them all: each twin's contract keeps its own
+// ledger, fed the machine's state at every change as the simulating run's
+// is (a sweep of tariffs costs one simulation per policy). A twin whose
+// budget, relative to its own baseline, comes out other than the
+// simulating run's, or whose contract cannot be set up, is simulated on
+// its own, as is every twin of a run that fails. Results are identical
+// either way; Options.NoTwins turns this off, and tests compare the two.
+
+// book is a twin's accounting in the simulation of its lead.
+type book struct {
+	tar, carbon tariff.Tariff
+	bill        *Contract // as withBill sets it
+	led         *ledger.Ledger
+}
+
+// twinsOf maps each chosen run to the run whose simulation gives its
+// schedule: the first chosen run of the plan that is its twin, or itself.
+func twinsOf(p *Plan, chosen []bool, o Options) []int {
+	lead := make([]int, len(p.Runs))
+	var leads []int
+	for i, r := range p.Runs {
+		lead[i] = i
+		if !chosen[i] || o.NoTwins || !contractBlind(&r.Policy) {
+			continue
+		}
+		for _, l := range leads {
+			if sameSchedule(p.Runs[l], r, lead) {
+				lead[i] = l
+				break
+			}
+		}
+		if lead[i] == i {
+			leads = append(leads, i)
+		}
+	}
+	return lead
+}
+
+// contractBlind reports whether a policy's schedule can ignore the
+// contract, given the peak hours: it reads no price, mean price or carbon
+// intensity, and has no stage that does (the price-aware start, the
+// capacity controller's look-ahead, powercaps during peak).
+func contractBlind(p *Policy) bool {
+	if p.Defer != nil || p.Active != nil || len(p.Powercaps) > 0 {
+		return false
+	}
+	return p.deps()&(DepPrice|DepCarbon) == 0
+}
+
+// sameSchedule reports whether run b has run a's schedule: everything but
+// the contract is alike, the contracts have the same hours where the
+// policy reads them, and the runs each depend on a twin.
+func sameSchedule(a, b *Run, lead []int) bool {
+	if a.Experiment != b.Experiment || a.Measure != b.Measure || a.Baseline >= 0 != (b.Baseline >= 0) ||
+		!reflect.DeepEqual(a.Workload, b.Workload) || !reflect.DeepEqual(a.Machine, b.Machine) ||
+		!reflect.DeepEqual(a.Policy, b.Policy) || !reflect.DeepEqual(a.Account, b.Account) ||
+		!slices.EqualFunc(a.DependsOn, b.DependsOn, func(x, y int) bool { return lead[x] == lead[y] }) {
+		return false
+	}
+	d := a.Policy.deps()
+	if b := a.Policy.Budget; b != nil && b.When == BudgetDuringPeak {
+		d |= DepPeak
+	}
+	if d&(DepNow|DepPeak) == 0 {
+		return true // (it never wakes at a price change, nor asks the period)
+	}
+	// It wakes at every change of price and may read the period: the
+	// contracts must change at the same instants, into the same periods.
+	ka, kb := &a.Contract, &b.Contract
+	switch {
+	case ka.Kind != kb.Kind:
+		return false
+	case ka.Kind == Flat:
+		return true
+	case ka.Kind == BasePeak:
+		return slices.Equal(ka.Peak, kb.Peak) // (the hours alone set when the price changes)
+	}
+	return false // (hourly series: their hours may start, end or repeat apart)
+}
+
+// useBook makes the simulation's accounting that of book b (its tariff,
+// bill, carbon intensity and ledger), for a twin's metrics.
+func (s *sim) useBook(b *book) {
+	s.tar, s.carbon, s.bill, s.led = b.tar, b.carbon, b.bill, b.led
+	s.peakIdx = peakIndex(b.tar)
+}
+
+// keepBooks has the simulation keep twins' books beside its own.
+func keepBooks(books []*book) simOption { return func(s *sim) { s.twins = books } }
+
+// fanOut is a state sink that hands every call on to several sinks: the
+// states of a simulation that serves twins go to each run's.
+type fanOut []StateSink
+
+func (f fanOut) Begin(columns []string) {
+	for _, s := range f {
+		s.Begin(columns)
+	}
+}
+
+func (f fanOut) Record(t float64, row []float64) {
+	for _, s := range f {
+		s.Record(t, row)
+	}
+}
