@@ -277,7 +277,7 @@ func extend[T any](a []T, n, size int) []T {
 // is NaN or fails counts as out of order: staticKeys keeps such keys.
 func (s *sim) keysInTraceOrder(from int) (in bool) {
 	p := s.pol
-	if p.Priority == nil && p.Order == nil || s.dynamicOrder() {
+	if p.Priority == nil && p.Order == nil || s.dynamicOrder() || s.submitOrder() {
 		return true // (a dynamic order is sorted every pass)
 	}
 	defer func() {

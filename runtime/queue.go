@@ -489,6 +489,10 @@ func (s *sim) staticKeys() {
 	if s.prio == nil && s.order == nil || s.dynamicOrder() {
 		return
 	}
+	if s.submitOrder() {
+		s.prio, s.order = nil, nil
+		return
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, isEval := r.(*EvalError); !isEval {
@@ -516,6 +520,15 @@ func (s *sim) staticKeys() {
 		return
 	}
 	s.q.keyed = int32(len(s.jobs))
+}
+
+// submitOrder reports whether the policy orders its queue by `order
+// job.submit` alone, which orders jobs as the trace does, since they come
+// sorted by submission (ties in trace order): what staticKeys would find
+// by evaluating the rule for every job.
+func (s *sim) submitOrder() bool {
+	o := s.pol.Order
+	return s.pol.Priority == nil && o != nil && o.Source == "job.submit" && o.Deps == DepJob && o.Fields == FieldSubmit
 }
 
 // inTraceOrder reports whether the static keys order the jobs as the
