@@ -589,7 +589,7 @@ func (s *sim) loop() error {
 			s.capa.beforePass(s, arrived, next)
 		}
 		if s.caps != nil {
-			if s.deps != 0 {
+			if s.passEnv() {
 				s.setPassEnv() // a cap's while rule sees now
 			}
 			s.caps.step(s)

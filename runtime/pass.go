@@ -155,6 +155,11 @@ func (s *sim) sortQueue() {
 	}
 }
 
+// passEnv reports whether some rule reads the pass's environment: rules
+// that read only the job (job.wait included, which setJobEnv computes)
+// need none, and filling it costs the machine's power.
+func (s *sim) passEnv() bool { return s.deps&^(DepJob|DepWait) != 0 || s.defers != nil }
+
 // setPassEnv fills the parts of the environment that are fixed for a pass.
 func (s *sim) setPassEnv() {
 	e := &s.env
@@ -281,7 +286,7 @@ func (s *sim) pass() bool {
 	if !s.changed && s.blocked && s.incremental() {
 		return s.arrivalPass()
 	}
-	if s.deps != 0 {
+	if s.passEnv() {
 		s.setPassEnv()
 	}
 	capped := s.caps != nil && s.caps.constrains(s)

@@ -43,7 +43,7 @@ type stuckGroup struct {
 // frozen says that nothing at all is left to happen, so the clock stops
 // and rules that read job.wait will never see it grow.
 func (s *sim) neverStarted(lead string, frozen bool) error {
-	if s.deps != 0 {
+	if s.passEnv() {
 		s.setPassEnv()
 	}
 	budgetOn := s.pol.Budget != nil && s.budgetActive()
