@@ -869,10 +869,14 @@ func (s *sim) estOf(j int32, p int) float64 {
 // runEst once Alg. 2 has chosen the pstate: see backfillBudgetEASY.)
 func (s *sim) estimate(j int32) float64 {
 	if s.freq.kind == FreqRule {
-		return s.estAt(j, s.freq.at(s, j))
+		return s.ruleEstimate(j)
 	}
 	return s.est[j]
 }
+
+// ruleEstimate is estimate under a frequency rule (apart, so that
+// estimate is inlined).
+func (s *sim) ruleEstimate(j int32) float64 { return s.estAt(j, s.freq.at(s, j)) }
 
 func (s *sim) insertRunning(r running) {
 	// After every entry with est ≤ r.est: equal estimates keep insertion

@@ -255,6 +255,12 @@ func (s *sim) admitted(j int32) bool {
 	if s.pol.Admit == nil {
 		return true
 	}
+	return s.admitRule(j)
+}
+
+// admitRule is admitted with an admit rule (apart, so that admitted is
+// inlined).
+func (s *sim) admitRule(j int32) bool {
 	if ix := s.q.ix; ix != nil {
 		return ix.admit[j]
 	}
@@ -497,15 +503,19 @@ func (s *sim) reserve(need, free int) {
 // fit in the extra nodes.
 func (s *sim) backfillEASY(b []int32, free int) int {
 	started := 0
+	boot := s.machine.BootTime
 	for ; len(b) > 0; b = s.more(free) {
+		// (The per-job arrays in locals: a long queue is mostly jobs that
+		// do not fit, each a few loads.)
+		alloc, status := s.alloc, s.status
 		for _, j := range b {
-			nn := int(s.alloc[j])
-			if nn > free || s.status[j] != 0 || !s.admitted(j) {
+			nn := int(alloc[j])
+			if nn > free || status[j] != 0 || !s.admitted(j) {
 				continue
 			}
 			endEst := s.now + s.estimate(j)
-			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
-				endEst += s.machine.BootTime // it waits for off nodes to boot
+			if boot > 0 && nn > s.cnt.Idle {
+				endEst += boot // it waits for off nodes to boot
 			}
 			switch {
 			case endEst <= s.shadow:
