@@ -96,7 +96,8 @@ type queueIndex struct {
 	classes []qclass
 	used    []int    // classes that have jobs, smallest first
 	low     []int    // per class, its least allocation
-	root    []qnode  // per class, its tree's root (side by side: a pass reads every class's first)
+	tops    []classTop // per class that has jobs, smallest first: what a pass reads of each first, side by side
+	topOf   []int32    // per class, its place in tops
 	set     rankSet  // admitted waiting jobs by rank
 	fen     *fenwick // greedy backfilling: the same, counted
 	refused []int32  // waiting jobs the static admit rule refuses (they never start)
@@ -126,6 +127,13 @@ type qclass struct {
 	w    []float32 // budget weight, rounded down (nil where weights are not pruned on)
 	bits []uint64  // per block: which of its jobs wait
 	lv   [][]qnode // lv[0][b]: block b; lv[h+1][x]: lv[h][x*fan:][:fan]; the last level is the root alone
+}
+
+// classTop is a class as a pass first sees it: its least allocation and
+// its tree's root.
+type classTop struct {
+	class, low int32
+	root       qnode
 }
 
 // qnode holds the minima over the waiting jobs under a tree node
@@ -471,10 +479,13 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	ix.cur = make([]int32, len(ix.classes))
 	ix.from = make([]int32, len(ix.classes))
 	ix.low = make([]int, len(ix.classes))
-	ix.root = make([]qnode, len(ix.classes))
+	ix.topOf = make([]int32, len(ix.classes))
 	for c := range ix.low {
 		ix.low[c] = classLow(c)
-		ix.root[c] = noneWaits
+	}
+	for i, c := range ix.used {
+		ix.tops = append(ix.tops, classTop{class: int32(c), low: int32(ix.low[c]), root: noneWaits})
+		ix.topOf[c] = int32(i)
 	}
 	return ix, true
 }
@@ -607,7 +618,7 @@ func (ix *queueIndex) insert(j int32) {
 	}
 	c := ix.cls[j-ix.base]
 	if k := &ix.classes[c]; k.add(int(ix.loc[j-ix.base])) {
-		ix.root[c] = k.root()
+		ix.tops[ix.topOf[c]].root = k.root()
 	}
 }
 
@@ -619,7 +630,7 @@ func (ix *queueIndex) remove(j int32) {
 	}
 	c := ix.cls[j-ix.base]
 	if k := &ix.classes[c]; k.drop(int(ix.loc[j-ix.base])) {
-		ix.root[c] = k.root()
+		ix.tops[ix.topOf[c]].root = k.root()
 	}
 }
 
@@ -692,12 +703,16 @@ func (k *qclass) drop(i int) bool {
 	}
 	x := b
 	for h, lv := range k.lv {
-		if lv[x] == m {
+		old := lv[x]
+		if old == m {
 			return false
 		}
 		lv[x] = m
 		if h == len(k.lv)-1 {
 			return true
+		}
+		if p := &k.lv[h+1][x>>fanBits]; old.a > p.a && old.e > p.e && old.w > p.w {
+			return false // it held none of its parent's minima, which stand (m only grew)
 		}
 		g := x &^ (fan - 1) // its group
 		m = noneWaits
@@ -718,8 +733,8 @@ func (k *qclass) drop(i int) bool {
 // minAlloc is the least allocation of an admitted waiting job
 // (math.MaxInt32 if none).
 func (ix *queueIndex) minAlloc() int32 {
-	for _, c := range ix.used {
-		if a := ix.root[c].a; a != math.MaxInt32 {
+	for i := range ix.tops {
+		if a := ix.tops[i].root.a; a != math.MaxInt32 {
 			return a
 		}
 	}
@@ -933,11 +948,12 @@ func (w *walk) indexed(free int) int32 {
 		// The classes that may hold a candidate now: only they ever will.
 		w.init = true
 		ix.live = ix.live[:0]
-		for _, c := range ix.used {
-			if ix.low[c] > free {
+		for i := range ix.tops {
+			t := &ix.tops[i]
+			if int(t.low) > free {
 				break // (classes come smallest first)
 			}
-			if f.maybe(&ix.root[c]) {
+			if c := int(t.class); f.maybe(&t.root) {
 				ix.live = append(ix.live, c)
 				ix.cur[c], ix.from[c] = curStale, 0
 			}
