@@ -259,3 +259,46 @@ func trim(x any) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// A contract sweep over an SWF trace has one reader, its lead, which
+// streams the trace (feed.go); its twins get what reading it whole and
+// simulating each alone gives.
+func TestTwinsOfAStreamedRun(t *testing.T) {
+	const header = "; MaxProcs: 64\n; UnixStartTime: 1483228800\n; TimeZoneString: Europe/Paris\n"
+	path := writeTrace(t, "t.swf", header+strings.Join(swfTrace(3000, 40, 9), "\n")+"\n", true)
+	p := compileText(t, twinPolicies+twinContracts+fmt.Sprintf(`
+machine m {
+  nodes auto
+  cores 1
+  power { off 5 W; idle 70 W; busy 260 W }
+}
+experiment e {
+  workload swf %q
+  machine  m
+  contract [day_a, day_b, billed]
+  policy   easy
+}
+`, path))
+	for _, opts := range []runtime.Options{{Workers: 2}, {Workers: 1, KeepJobs: true, KeepStates: true, KeepWaits: true}} {
+		alone := opts
+		alone.NoTwins, alone.WholeTraces = true, true
+		want := runtime.Execute(context.Background(), p, alone)
+		got := runtime.Execute(context.Background(), p, opts)
+		if !runtime.Streamed(got[0]) {
+			t.Errorf("the lead did not stream its trace")
+		}
+		for i := range want {
+			if lead := runtime.TwinOf(got[i]); lead != []int{-1, 0, 0}[i] {
+				t.Errorf("%s: served by %d", got[i].Run.Name, lead)
+			}
+			w, g := want[i], got[i]
+			if w.Err != nil || g.Err != nil {
+				t.Fatalf("%s: errors %v, %v", w.Run.Name, g.Err, w.Err)
+			}
+			if !reflect.DeepEqual(g.Metrics, w.Metrics) || !reflect.DeepEqual(g.Workload, w.Workload) || !reflect.DeepEqual(g.Notes, w.Notes) ||
+				!reflect.DeepEqual(g.Jobs, w.Jobs) || !reflect.DeepEqual(g.States, w.States) || !reflect.DeepEqual(g.Waits, w.Waits) {
+				t.Errorf("%s: results differ streamed with twins and read whole alone", w.Run.Name)
+			}
+		}
+	}
+}
