@@ -94,16 +94,16 @@ type queueIndex struct {
 	loc     []int32 // per indexed job (from base), its place in its class …
 	cls     []uint8 // … and its class
 	classes []qclass
-	used    []int    // classes that have jobs, smallest first
-	low     []int    // per class, its least allocation
+	used    []int      // classes that have jobs, smallest first
+	low     []int      // per class, its least allocation
 	tops    []classTop // per class that has jobs, smallest first: what a pass reads of each first, side by side
 	topOf   []int32    // per class, its place in tops
-	set     rankSet  // admitted waiting jobs by rank
-	fen     *fenwick // greedy backfilling: the same, counted
-	refused []int32  // waiting jobs the static admit rule refuses (they never start)
-	seen    int32    // incremental passes: jobs from this one on arrived since the last pass
-	pruneE  bool     // estimates are fixed per job (no frequency rule)
-	pruneW  bool     // weights are fixed per job: budget weights (no weight rule on time), or powercaps' least increments
+	set     rankSet    // admitted waiting jobs by rank
+	fen     *fenwick   // greedy backfilling: the same, counted
+	refused []int32    // waiting jobs the static admit rule refuses (they never start)
+	seen    int32      // incremental passes: jobs from this one on arrived since the last pass
+	pruneE  bool       // estimates are fixed per job (no frequency rule)
+	pruneW  bool       // weights are fixed per job: budget weights (no weight rule on time), or powercaps' least increments
 	// For the pass's candidate walk: the classes that may still hold a
 	// candidate and, per class, its next candidate or the place to search
 	// from.
