@@ -882,7 +882,7 @@ func (w *walk) set(s *sim, kind walkKind, i int, head int32) *walk {
 // gives the next batches. (An index batch holds the jobs that pass the
 // test when it is made, which the caller's later tests, stricter, may
 // still refuse; it is twice as long as the one before, up to 64, so that
-// a pass that ends early has not looked far.)
+// a pass that ends early has not looked far; EASY's are one job each.)
 func (s *sim) cands(kind walkKind, i int, head int32, free int) []int32 {
 	if s.q.ix == nil || !s.q.ix.on {
 		return s.queue[i:]
@@ -907,6 +907,12 @@ func (s *sim) more(free int) []int32 {
 
 func (w *walk) fill(free int) []int32 {
 	w.grow = min(max(2*w.grow, 1), 64)
+	if w.kind == walkEASY || w.kind == walkBudgetEASY {
+		// One at a time: a backfilled job takes free nodes, and a batch
+		// made before would hold jobs that no longer fit, each found by a
+		// search (on CEA-Curie on 60,000 processors, 1 candidate in 7).
+		w.grow = 1
+	}
 	buf := w.ix.buf[:0]
 	for len(buf) < w.grow {
 		j := w.indexed(free)
