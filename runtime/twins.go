@@ -27,6 +27,12 @@ type book struct {
 	led         *ledger.Ledger
 }
 
+// Twins maps each run of the plan to the run whose simulation gives its
+// schedule when the whole plan runs: itself, or the first of its twins.
+func Twins(p *Plan) []int {
+	return twinsOf(p, needed(p, nil), Options{})
+}
+
 // twinsOf maps each chosen run to the run whose simulation gives its
 // schedule: the first chosen run of the plan that is its twin, or itself.
 func twinsOf(p *Plan, chosen []bool, o Options) []int {

@@ -412,6 +412,7 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 		}
 		return b.String()
 	}
+	lead := pwrt.Twins(p)
 	for _, e := range p.Experiments {
 		fmt.Fprintf(w, "experiment %s: %s", e.Name, plural(len(e.Runs), "run"))
 		if len(e.Dims) > 0 {
@@ -484,6 +485,9 @@ func writePlan(w io.Writer, p *pwrt.Plan) {
 					names = append(names, p.Runs[d].Name)
 				}
 				fmt.Fprintf(w, "; after %s", strings.Join(names, ", "))
+			}
+			if l := lead[i]; l != i {
+				fmt.Fprintf(w, "; schedule simulated with %s (only the contract differs)", p.Runs[l].Name)
 			}
 			fmt.Fprintln(w)
 		}
