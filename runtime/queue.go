@@ -23,9 +23,8 @@ import (
 //         first waiting job;
 //       - under greedy backfilling, a Fenwick tree of counts over ranks:
 //         how many wait between two ranks, for its depth;
-//       - one tree per size class (1 to 4 nodes alone, then octaves of
-//         allocated nodes) over that class's jobs in queue order, in
-//         blocks of 64, with 16 children to a node,
+//       - one segment tree per size class (quarter octaves of allocated
+//         nodes) over that class's jobs in queue order, in blocks of 64,
 //         holding the least allocation, least estimate and least budget
 //         weight of the waiting jobs under each node. A backfilling pass
 //         asks each class for its first job after the first waiting one
@@ -34,8 +33,8 @@ import (
 //         extra nodes (and extra budget) — descending only into subtrees
 //         whose minima allow one, and takes the earliest of the classes'
 //         answers. Each condition is monotone in these minima; within a
-//         class sizes differ by at most an octave, so a subtree whose
-//         least allocation fits while its short jobs do not is rare.
+//         class sizes differ by at most a quarter octave, so a subtree
+//         whose least allocation fits while its short jobs do not is rare.
 //
 // A pass's tests only grow stricter while it runs (free nodes, extra nodes
 // and headroom shrink, the shadow time stays), so the earliest job that
@@ -163,27 +162,24 @@ const (
 	fan       = 1 << fanBits
 )
 
-// classOf is the size class of an allocation: 1 to 4 nodes each alone,
-// then octaves (5–8, 9–16, …). A pass merges the classes' candidates, so
-// fewer classes cost less per pass, while a class's tree prunes on its
-// least allocation: on CEA-Curie on 60,000 processors octaves took 5 %
-// less time than quarter octaves, and one class for all 6 % more.
+// classOf is the size class of an allocation: 1 to 8 nodes each alone,
+// then quarter octaves.
 func classOf(a int32) int {
 	v := uint32(a - 1)
-	if v < 4 {
+	if v < 8 {
 		return int(v)
 	}
 	e := bits.Len32(v)
-	return 4 + (e - 3)
+	return 4*(e-2) + int(v>>(e-3))&3
 }
 
 // classLow is the smallest allocation in class c.
 func classLow(c int) int {
-	if c < 4 {
+	if c < 8 {
 		return c + 1
 	}
-	e := c - 4 + 3
-	return 1<<(e-1) + 1
+	e := c/4 + 2
+	return 1<<(e-1) + (c%4)<<(e-3) + 1
 }
 
 // queueInit sets up the queue's state at the first arrival.
