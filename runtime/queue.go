@@ -163,7 +163,9 @@ const (
 )
 
 // classOf is the size class of an allocation: 1 to 8 nodes each alone,
-// then quarter octaves.
+// then quarter octaves. (Octaves above 4 nodes made CEA-Curie on 60,000
+// processors 5 % faster and the synthetic queue on 256 nodes 20 %
+// slower; one class for all made CEA-Curie 6 % slower.)
 func classOf(a int32) int {
 	v := uint32(a - 1)
 	if v < 8 {
