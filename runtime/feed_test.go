@@ -44,22 +44,28 @@ func swfTrace(n, wide int, seed uint64) []string {
 // streamed.
 func runBoth(t *testing.T, scen string, opts runtime.Options) bool {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "s.pwr")
-	if err := os.WriteFile(file, []byte(scen), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := compile(t, file)
+	p := compileText(t, scen)
 	whole := opts
 	whole.WholeTraces = true
 	want := runtime.Execute(context.Background(), p, whole)
 	got := runtime.Execute(context.Background(), p, opts)
-	for i := range want {
-		w, g := want[i], got[i]
+	for i, w := range want {
 		if runtime.Streamed(w) {
 			t.Fatalf("run %d streamed with WholeTraces", i)
 		}
+	}
+	sameResults(t, got, want, "streamed")
+	return runtime.Streamed(got[0])
+}
+
+// sameResults checks that two executions of a plan gave each run the same
+// result, errors included; how says how the first ran.
+func sameResults(t *testing.T, got, want []*runtime.Result, how string) {
+	t.Helper()
+	for i := range want {
+		w, g := want[i], got[i]
 		if fmt.Sprint(w.Err) != fmt.Sprint(g.Err) {
-			t.Fatalf("run %d: error %v streamed, %v whole", i, g.Err, w.Err)
+			t.Fatalf("run %s: error %v %s, %v otherwise", w.Run.Name, g.Err, how, w.Err)
 		}
 		for _, c := range []struct {
 			what string
@@ -69,11 +75,29 @@ func runBoth(t *testing.T, scen string, opts runtime.Options) bool {
 			{"jobs", g.Jobs, w.Jobs}, {"states", g.States, w.States}, {"waits", g.Waits, w.Waits},
 		} {
 			if !reflect.DeepEqual(c.a, c.b) {
-				t.Errorf("run %d: %s differ streamed:\n%+v\nwhole:\n%+v", i, c.what, c.a, c.b)
+				t.Errorf("run %s: %s differ %s:\n%s\notherwise:\n%s", w.Run.Name, c.what, how, trim(c.a), trim(c.b))
 			}
 		}
 	}
-	return runtime.Streamed(got[0])
+}
+
+// trim is x printed, cut short.
+func trim(x any) string {
+	s := fmt.Sprintf("%+v", x)
+	if len(s) > 600 {
+		s = s[:600] + "…"
+	}
+	return strings.TrimSpace(s)
+}
+
+// compileText compiles a scenario given as text.
+func compileText(t *testing.T, scen string) *runtime.Plan {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "s.pwr")
+	if err := os.WriteFile(file, []byte(scen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return compile(t, file)
 }
 
 func writeTrace(t *testing.T, name string, text string, zip bool) string {

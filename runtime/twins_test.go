@@ -3,8 +3,6 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -212,15 +210,6 @@ func TestTwinsFailAlone(t *testing.T) {
 	}
 }
 
-func compileText(t *testing.T, scen string) *runtime.Plan {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "s.pwr")
-	if err := os.WriteFile(file, []byte(scen), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return compile(t, file)
-}
-
 // runTwinsBoth runs a plan with twins sharing and each alone, checks the
 // results are the same, and returns the first.
 func runTwinsBoth(t *testing.T, p *runtime.Plan, opts runtime.Options) []*runtime.Result {
@@ -229,35 +218,13 @@ func runTwinsBoth(t *testing.T, p *runtime.Plan, opts runtime.Options) []*runtim
 	alone.NoTwins = true
 	want := runtime.Execute(context.Background(), p, alone)
 	got := runtime.Execute(context.Background(), p, opts)
-	for i := range want {
-		w, g := want[i], got[i]
+	for i, w := range want {
 		if runtime.TwinOf(w) >= 0 {
 			t.Fatalf("run %d served as a twin with NoTwins", i)
 		}
-		if fmt.Sprint(w.Err) != fmt.Sprint(g.Err) {
-			t.Fatalf("run %s: error %v with twins, %v alone", w.Run.Name, g.Err, w.Err)
-		}
-		for _, c := range []struct {
-			what string
-			a, b any
-		}{
-			{"metrics", g.Metrics, w.Metrics}, {"workload", g.Workload, w.Workload}, {"notes", g.Notes, w.Notes},
-			{"jobs", g.Jobs, w.Jobs}, {"states", g.States, w.States}, {"waits", g.Waits, w.Waits},
-		} {
-			if !reflect.DeepEqual(c.a, c.b) {
-				t.Errorf("run %s: %s differ with twins:\n%+v\nalone:\n%+v", w.Run.Name, c.what, trim(c.a), trim(c.b))
-			}
-		}
 	}
+	sameResults(t, got, want, "with twins")
 	return got
-}
-
-func trim(x any) string {
-	s := fmt.Sprintf("%+v", x)
-	if len(s) > 600 {
-		s = s[:600] + "…"
-	}
-	return strings.TrimSpace(s)
 }
 
 // A contract sweep over an SWF trace has one reader, its lead, which
@@ -287,18 +254,14 @@ experiment e {
 		if !runtime.Streamed(got[0]) {
 			t.Errorf("the lead did not stream its trace")
 		}
-		for i := range want {
-			if lead := runtime.TwinOf(got[i]); lead != []int{-1, 0, 0}[i] {
-				t.Errorf("%s: served by %d", got[i].Run.Name, lead)
+		for i, g := range got {
+			if lead := runtime.TwinOf(g); lead != []int{-1, 0, 0}[i] {
+				t.Errorf("%s: served by %d", g.Run.Name, lead)
 			}
-			w, g := want[i], got[i]
-			if w.Err != nil || g.Err != nil {
-				t.Fatalf("%s: errors %v, %v", w.Run.Name, g.Err, w.Err)
-			}
-			if !reflect.DeepEqual(g.Metrics, w.Metrics) || !reflect.DeepEqual(g.Workload, w.Workload) || !reflect.DeepEqual(g.Notes, w.Notes) ||
-				!reflect.DeepEqual(g.Jobs, w.Jobs) || !reflect.DeepEqual(g.States, w.States) || !reflect.DeepEqual(g.Waits, w.Waits) {
-				t.Errorf("%s: results differ streamed with twins and read whole alone", w.Run.Name)
+			if g.Err != nil {
+				t.Fatalf("%s: %v", g.Run.Name, g.Err)
 			}
 		}
+		sameResults(t, got, want, "streamed with twins")
 	}
 }
