@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"hash/maphash"
 	"reflect"
 	"slices"
 
@@ -35,25 +36,77 @@ func Twins(p *Plan) []int {
 
 // twinsOf maps each chosen run to the run whose simulation gives its
 // schedule: the first chosen run of the plan that is its twin, or itself.
+// Runs are compared only with leads of the same fingerprint, so a plan of
+// many runs and few twins costs a hash per run, not a comparison per pair.
 func twinsOf(p *Plan, chosen []bool, o Options) []int {
 	lead := make([]int, len(p.Runs))
-	var leads []int
+	leads := map[uint64][]int{}
+	seed := maphash.MakeSeed()
 	for i, r := range p.Runs {
 		lead[i] = i
 		if !chosen[i] || o.NoTwins || !contractBlind(&r.Policy) {
 			continue
 		}
-		for _, l := range leads {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(r.Experiment)
+		for _, v := range []any{r.Workload, r.Machine, r.Policy, r.Account} {
+			fingerprint(&h, reflect.ValueOf(v), 0)
+		}
+		key := h.Sum64()
+		for _, l := range leads[key] {
 			if sameSchedule(p.Runs[l], r, lead) {
 				lead[i] = l
 				break
 			}
 		}
 		if lead[i] == i {
-			leads = append(leads, i)
+			leads[key] = append(leads[key], i)
 		}
 	}
 	return lead
+}
+
+// fingerprint hashes what reflect.DeepEqual compares of v, so that deeply
+// equal values hash alike: pointers by what they point to, functions by
+// address (deeply equal only as the same pointer's), maps by length, and
+// nothing below a fixed depth (which also ends cycles).
+func fingerprint(h *maphash.Hash, v reflect.Value, depth int) {
+	if depth > 12 || !v.IsValid() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			h.WriteByte(0)
+			return
+		}
+		h.WriteByte(1)
+		fingerprint(h, v.Elem(), depth+1)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fingerprint(h, v.Field(i), depth+1)
+		}
+	case reflect.Slice, reflect.Array:
+		maphash.WriteComparable(h, v.Len())
+		for i := range v.Len() {
+			fingerprint(h, v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		maphash.WriteComparable(h, v.Len())
+	case reflect.Func:
+		maphash.WriteComparable(h, v.Pointer())
+	case reflect.String:
+		h.WriteString(v.String())
+	case reflect.Bool:
+		maphash.WriteComparable(h, v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		maphash.WriteComparable(h, v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		maphash.WriteComparable(h, v.Uint())
+	case reflect.Float32, reflect.Float64:
+		maphash.WriteComparable(h, v.Float()) // (−0 as +0, as == says)
+	}
 }
 
 // contractBlind reports whether a policy's schedule can ignore the
