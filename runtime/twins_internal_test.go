@@ -12,7 +12,7 @@ import (
 // that a plan of many runs and few twins costs a hash per run.
 func TestTwinFingerprint(t *testing.T) {
 	seed := maphash.MakeSeed()
-	print := func(r *Run) uint64 {
+	fp := func(r *Run) uint64 {
 		var h maphash.Hash
 		h.SetSeed(seed)
 		for _, v := range []any{r.Workload, r.Machine, r.Policy, r.Account} {
@@ -36,7 +36,7 @@ func TestTwinFingerprint(t *testing.T) {
 	}
 	same := copyRun()
 	same.Contract = Contract{Name: "other", Kind: Flat, Price: 0.3} // (not fingerprinted)
-	if !reflect.DeepEqual(same.Policy, base.Policy) || print(same) != print(base) {
+	if !reflect.DeepEqual(same.Policy, base.Policy) || fp(same) != fp(base) {
 		t.Fatal("a deep copy of a run fingerprints otherwise")
 	}
 	for name, change := range map[string]func(r *Run){
@@ -53,7 +53,7 @@ func TestTwinFingerprint(t *testing.T) {
 	} {
 		r := copyRun()
 		change(r)
-		if print(r) == print(base) {
+		if fp(r) == fp(base) {
 			t.Errorf("%s: the fingerprint does not change", name)
 		}
 	}
