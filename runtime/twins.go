@@ -40,28 +40,39 @@ func Twins(p *Plan) []int {
 // many runs and few twins costs a hash per run, not a comparison per pair.
 func twinsOf(p *Plan, chosen []bool, o Options) []int {
 	lead := make([]int, len(p.Runs))
-	leads := map[uint64][]int{}
-	seed := maphash.MakeSeed()
-	for i, r := range p.Runs {
+	for i := range lead {
 		lead[i] = i
-		if !chosen[i] || o.NoTwins || !contractBlind(&r.Policy) {
-			continue
-		}
-		var h maphash.Hash
-		h.SetSeed(seed)
-		h.WriteString(r.Experiment)
-		for _, v := range []any{r.Workload, r.Machine, r.Policy, r.Account} {
-			fingerprint(&h, reflect.ValueOf(v), 0)
-		}
-		key := h.Sum64()
-		for _, l := range leads[key] {
-			if sameSchedule(p.Runs[l], r, lead) {
-				lead[i] = l
-				break
+	}
+	if o.NoTwins {
+		return lead
+	}
+	// Level by level, so that a run's dependencies have their leads when
+	// it is compared (a baseline may come after its runs in the plan); a
+	// twin runs with its lead, in its lead's level.
+	seed := maphash.MakeSeed()
+	for _, runs := range levels(p, chosen) {
+		leads := map[uint64][]int{}
+		for _, i := range runs {
+			r := p.Runs[i]
+			if !contractBlind(&r.Policy) {
+				continue
 			}
-		}
-		if lead[i] == i {
-			leads[key] = append(leads[key], i)
+			var h maphash.Hash
+			h.SetSeed(seed)
+			h.WriteString(r.Experiment)
+			for _, v := range []any{r.Workload, r.Machine, r.Policy, r.Account} {
+				fingerprint(&h, reflect.ValueOf(v), 0)
+			}
+			key := h.Sum64()
+			for _, l := range leads[key] {
+				if sameSchedule(p.Runs[l], r, lead) {
+					lead[i] = l
+					break
+				}
+			}
+			if lead[i] == i {
+				leads[key] = append(leads[key], i)
+			}
 		}
 	}
 	return lead

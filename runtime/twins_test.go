@@ -129,6 +129,8 @@ func TestTwinsShareOneSimulation(t *testing.T) {
 			[]int{-1, -1, 0, 1}},
 		{"peak budget, same hours", "day_a, day_b, day_same", "easy, budget_peak",
 			[]int{-1, -1, 0, 1, 0, 1}},
+		{"baseline after its runs", "day_a, day_b", "budget_peak, easy",
+			[]int{-1, -1, 0, 1}},
 		{"peak budget, other hours", "day_a, evening, day_b", "easy, budget_peak",
 			[]int{-1, -1, 0, -1, 0, 1}},
 		{"knapsack under a peak budget", "day_a, day_b", "easy, budget_knapsack",
