@@ -247,11 +247,12 @@ func TestInversePairs(t *testing.T) {
 				}
 			}
 		}
-		if got := inversePairs(a, b); got != want {
+		if got := inversePairs(a, startOrder(a), b); got != want {
 			t.Fatalf("#%d %v %v: %d inverse pairs, want %d", iter, a, b, got, want)
 		}
 	}
-	if got := inversePairs([]float64{1, 2, 3}, []float64{3, 2, 1}); got != 3 {
+	base := []float64{1, 2, 3}
+	if got := inversePairs(base, startOrder(base), []float64{3, 2, 1}); got != 3 {
 		t.Errorf("a reversed order has 3 inverse pairs, got %d", got)
 	}
 }

@@ -251,10 +251,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	}
 	s.peakIdx = peakIndex(tar)
 	s.initPrice()
-	s.deps = pol.deps()
-	if b := pol.Budget; b != nil && b.When == BudgetDuringPeak {
-		s.deps |= DepPeak // a pass when peak ends starts what the budget held back
-	}
+	s.deps = pol.passDeps()
 	s.wakePrice = s.deps&(DepNow|DepPeak|DepPrice) != 0
 	s.wakeHours = s.deps&DepNow != 0
 	s.wakeCarbon = s.carbon != nil && s.deps&DepCarbon != 0
@@ -497,6 +494,17 @@ func (p *Policy) deps() Deps {
 		case pc.When == BudgetDuringPeak:
 			d |= DepPeak // a pass when the cap starts and ends
 		}
+	}
+	return d
+}
+
+// passDeps is what the policy's passes depend on: its rules, and the peak
+// under a budget during peak (a pass when peak ends starts what the budget
+// held back).
+func (p *Policy) passDeps() Deps {
+	d := p.deps()
+	if b := p.Budget; b != nil && b.When == BudgetDuringPeak {
+		d |= DepPeak
 	}
 	return d
 }

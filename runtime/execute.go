@@ -131,6 +131,12 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 			}
 		}
 	}
+	twins := make([][]int, len(p.Runs)) // per lead, its twins, in plan order
+	for k, l := range lead {
+		if l != k {
+			twins[l] = append(twins[l], k)
+		}
+	}
 	workers := max(1, opts.Workers)
 	var mu sync.Mutex
 	done, total := 0, 0
@@ -149,24 +155,21 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					// (A run's twins come after it in the plan, in its
-					// level: their baselines are in finished levels.)
-					var twins []*twin
-					at := []int{i}
-					for k := i + 1; k < len(lead); k++ {
-						if lead[k] == i {
-							twins = append(twins, &twin{run: p.Runs[k], baseline: dependency(p.Runs[k], res), keepStarts: compared[k]})
-							at = append(at, k)
-						}
+					// (A run's twins are in its level: their baselines
+					// are in finished levels.)
+					var tws []*twin
+					for _, k := range twins[i] {
+						tws = append(tws, &twin{run: p.Runs[k], baseline: dependency(p.Runs[k], res), keepStarts: compared[k]})
 					}
-					r := runOne(ctx, ld, p.Runs[i], opts, dependency(p.Runs[i], res), compared[i], twins)
+					r := runOne(ctx, ld, p.Runs[i], opts, dependency(p.Runs[i], res), compared[i], tws)
 					finished := []*Result{r}
-					for _, tw := range twins {
+					for _, tw := range tws {
 						if tw.res == nil {
 							tw.res = runOne(ctx, ld, tw.run, opts, tw.baseline, tw.keepStarts, nil)
 						}
 						finished = append(finished, tw.res)
 					}
+					at := append([]int{i}, twins[i]...)
 					mu.Lock()
 					for k, r := range finished {
 						res[at[k]] = r
@@ -267,7 +270,7 @@ func compareWithBaselines(p *Plan, res []*Result) {
 		case r.paired:
 			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
 		case r.starts != nil && len(b.starts) == len(r.starts): // else different job sets: not comparable
-			r.Metrics.InversePairs = inversePairsBy(b.starts, b.order(), r.starts)
+			r.Metrics.InversePairs = inversePairs(b.starts, b.order(), r.starts)
 			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
 		}
 		r.Metrics.Saving = b.Metrics.Cost - r.Metrics.Cost
@@ -332,9 +335,6 @@ func runOne(ctx context.Context, ld *loader, run *Run, o Options, baseline *Resu
 // run fails, are left to be simulated alone.
 func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Result, keepStarts bool, feed *jobFeed, twins []*twin) (res *Result) {
 	res = &Result{Run: run}
-	for _, tw := range twins {
-		tw.res = nil
-	}
 	defer func() {
 		if res == nil || res.Err != nil {
 			for _, tw := range twins {
@@ -559,7 +559,7 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 		res.Metrics.SLAViolationsAt = append(res.Metrics.SLAViolationsAt, SLAShares{SLA: sla, Share: s.slaViolations(sla)})
 	}
 	if b := baseline; b != nil && b.Err == nil && len(b.starts) == len(s.start) {
-		res.Metrics.InversePairs, res.paired = inversePairsBy(b.starts, b.order(), s.start), true
+		res.Metrics.InversePairs, res.paired = inversePairs(b.starts, b.order(), s.start), true
 	}
 	info := res.Workload
 	res.Metrics.Dropped = info.Clean.Dropped()

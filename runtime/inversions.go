@@ -4,35 +4,12 @@ import "slices"
 
 // inversePairs counts the job pairs whose start order flips between a
 // baseline schedule and another (Zhou et al.'s fairness metric): pairs with
-// base[i] < base[k] and run[i] > run[k]. Pairs tied in either schedule are
-// not counted, so simultaneous starts are not inversions. O(n log n): order
-// by baseline start (ties by the other start, so they add nothing), then
-// count strict inversions of the other starts by merge sort.
-func inversePairs(base, run []float64) int64 {
-	return inversePairsBy(base, startOrder(base), run)
-}
-
-// startOrder is the jobs in order of their starts (ties in trace order):
-// what every run compared with a baseline sorts, done once.
-func startOrder(start []float64) []int32 {
-	order := make([]int32, len(start))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		switch {
-		case start[a] < start[b]:
-			return -1
-		case start[a] > start[b]:
-			return 1
-		}
-		return int(a - b)
-	})
-	return order
-}
-
-// inversePairsBy is inversePairs given startOrder(base).
-func inversePairsBy(base []float64, order []int32, run []float64) int64 {
+// base[i] < base[k] and run[i] > run[k], given order = startOrder(base).
+// Pairs tied in either schedule are not counted, so simultaneous starts
+// are not inversions. O(n log n): in the baseline's order (ties by the
+// other start, so they add nothing), count strict inversions of the other
+// starts by merge sort.
+func inversePairs(base []float64, order []int32, run []float64) int64 {
 	n := len(base)
 	if n != len(run) || n < 2 {
 		return 0
@@ -52,6 +29,25 @@ func inversePairsBy(base []float64, order []int32, run []float64) int64 {
 		i = k
 	}
 	return countInversions(xs, make([]float64, n))
+}
+
+// startOrder is the jobs in order of their starts (ties in trace order):
+// what every run compared with a baseline orders by, sorted once.
+func startOrder(start []float64) []int32 {
+	order := make([]int32, len(start))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		switch {
+		case start[a] < start[b]:
+			return -1
+		case start[a] > start[b]:
+			return 1
+		}
+		return int(a - b)
+	})
+	return order
 }
 
 // countInversions counts pairs i < k with xs[i] > xs[k], sorting xs; buf

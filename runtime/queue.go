@@ -94,8 +94,6 @@ type queueIndex struct {
 	loc     []int32 // per indexed job (from base), its place in its class …
 	cls     []uint8 // … and its class
 	classes []qclass
-	used    []int      // classes that have jobs, smallest first
-	low     []int      // per class, its least allocation
 	tops    []classTop // per class that has jobs, smallest first: what a pass reads of each first, side by side
 	topOf   []int32    // per class, its place in tops
 	set     rankSet    // admitted waiting jobs by rank
@@ -443,11 +441,13 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		ws = make([]float32, m)
 	}
 	off := 0
+	ix.topOf = make([]int32, len(ix.classes))
 	for c := range ix.classes {
 		if count[c] == 0 {
 			continue
 		}
-		ix.used = append(ix.used, c)
+		ix.topOf[c] = int32(len(ix.tops))
+		ix.tops = append(ix.tops, classTop{class: int32(c), low: int32(classLow(c)), root: noneWaits})
 		k := &ix.classes[c]
 		end := off + int(count[c])
 		k.jobs, k.a, k.e = jobs[off:off:end], as[off:off:end], es[off:off:end]
@@ -480,15 +480,6 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	}
 	ix.cur = make([]int32, len(ix.classes))
 	ix.from = make([]int32, len(ix.classes))
-	ix.low = make([]int, len(ix.classes))
-	ix.topOf = make([]int32, len(ix.classes))
-	for c := range ix.low {
-		ix.low[c] = classLow(c)
-	}
-	for i, c := range ix.used {
-		ix.tops = append(ix.tops, classTop{class: int32(c), low: int32(ix.low[c]), root: noneWaits})
-		ix.topOf[c] = int32(i)
-	}
 	return ix, true
 }
 
@@ -975,7 +966,7 @@ func (w *walk) indexed(free int) int32 {
 	best, bestRank, bestClass := int32(-1), int32(math.MaxInt32), -1
 	live := ix.live[:0]
 	for _, c := range ix.live {
-		if ix.low[c] > free {
+		if classLow(c) > free {
 			continue // (for good: free nodes only shrink)
 		}
 		k := &ix.classes[c]

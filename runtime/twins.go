@@ -141,11 +141,7 @@ func sameSchedule(a, b *Run, lead []int) bool {
 		!slices.EqualFunc(a.DependsOn, b.DependsOn, func(x, y int) bool { return lead[x] == lead[y] }) {
 		return false
 	}
-	d := a.Policy.deps()
-	if b := a.Policy.Budget; b != nil && b.When == BudgetDuringPeak {
-		d |= DepPeak
-	}
-	if d&(DepNow|DepPeak) == 0 {
+	if a.Policy.passDeps()&(DepNow|DepPeak) == 0 {
 		return true // (it never wakes at a price change, nor asks the period)
 	}
 	// It wakes at every change of price and may read the period: the
