@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -69,52 +68,40 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 		{Name: "easy_shutdown_later", Backfill: EASY, Shutdown: &Shutdown{After: 600}},
 		{Name: "easy_every_10min", Backfill: EASY, Interval: 600},
 	}
-	machines := bootMachines
-	for seed := range uint64(8) {
-		rng := rand.New(rand.NewPCG(seed, 11))
-		nodes := 8 + rng.IntN(60)
-		// Long queues too: the queue index needs every job (drain).
-		jobs := randomJobs(rng, 3000, nodes, []float64{1, 60, 300}[seed%3])
-		for _, m := range machines {
-			for _, pol := range policies {
-				t.Run(fmt.Sprintf("seed%d/%s/%s", seed, m.Name, pol.Name), func(t *testing.T) {
-					mm := m
-					mm.Nodes = nodes
-					whole, err := simulate(jobs, &mm, nodes, &pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
-					if err != nil {
-						t.Fatal(err)
-					}
-					stop := make(chan struct{})
-					f := feedInPieces(jobs, seed, stop)
-					first, _, _ := f.first()
-					fed, err := simulate(first, &mm, nodes, &pol, nil, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1),
-						streamFrom(f, newPowerDraw(JobPower{Kind: ConstantPower, Value: 260}, &mm)))
-					close(stop)
-					if pol.Name == "easy_sjf" {
-						if !errors.Is(err, errFeedAbandoned) {
-							t.Fatalf("keys out of trace order: got %v, want the run abandoned", err)
-						}
-						return
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					if w := f.waitsSoFar(); w < len(jobs)/13 {
-						t.Fatalf("the run waited for jobs %d times: not fed in pieces", w)
-					}
-					if len(fed.jobs) != len(jobs) {
-						t.Fatalf("fed %d jobs of %d", len(fed.jobs), len(jobs))
-					}
-					for i := range jobs {
-						if fed.start[i] != whole.start[i] || fed.end[i] != whole.end[i] {
-							t.Fatalf("job %d: fed starts %v, ends %v; whole %v, %v", jobs[i].ID, fed.start[i], fed.end[i], whole.start[i], whole.end[i])
-						}
-					}
-					if !slices.Equal(fed.led.Energy, whole.led.Energy) || !reflect.DeepEqual(fed.metrics(), whole.metrics()) {
-						t.Fatalf("energy or metrics differ: %v vs %v", fed.led.Energy, whole.led.Energy)
-					}
-				})
+	// (Long queues too: the queue index needs every job.)
+	randomCases{seeds: 8, stream: 11, jobs: 3000, span: 60}.run(t, policies, func(t *testing.T, seed uint64, jobs []workload.Job, m *Machine, pol *Policy) {
+		whole, err := simulate(jobs, m, m.Nodes, pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		f := feedInPieces(jobs, seed, stop)
+		first, _, _ := f.first()
+		fed, err := simulate(first, m, m.Nodes, pol, nil, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1),
+			streamFrom(f, newPowerDraw(JobPower{Kind: ConstantPower, Value: 260}, m)))
+		close(stop)
+		if pol.Name == "easy_sjf" {
+			if !errors.Is(err, errFeedAbandoned) {
+				t.Fatalf("keys out of trace order: got %v, want the run abandoned", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := f.waitsSoFar(); w < len(jobs)/13 {
+			t.Fatalf("the run waited for jobs %d times: not fed in pieces", w)
+		}
+		if len(fed.jobs) != len(jobs) {
+			t.Fatalf("fed %d jobs of %d", len(fed.jobs), len(jobs))
+		}
+		for i := range jobs {
+			if fed.start[i] != whole.start[i] || fed.end[i] != whole.end[i] {
+				t.Fatalf("job %d: fed starts %v, ends %v; whole %v, %v", jobs[i].ID, fed.start[i], fed.end[i], whole.start[i], whole.end[i])
 			}
 		}
-	}
+		if !slices.Equal(fed.led.Energy, whole.led.Energy) || !reflect.DeepEqual(fed.metrics(), whole.metrics()) {
+			t.Fatalf("energy or metrics differ: %v vs %v", fed.led.Energy, whole.led.Energy)
+		}
+	})
 }

@@ -18,6 +18,33 @@ var bootMachines = []Machine{
 	{Name: "slow", BootTime: 120, ShutdownTime: 45, Power: NodePower{Off: 5, Idle: 70, Busy: 260, Boot: 100, Shutdown: 90}},
 }
 
+// randomCases is a differential test's grid: seeds random workloads of
+// jobs jobs (PCG stream stream) on 8 to 7+span nodes, rounded down to a
+// multiple of unit, each on every one of bootMachines under every policy.
+type randomCases struct {
+	seeds, stream    uint64
+	jobs, span, unit int
+}
+
+// run runs check on each case as a subtest named seed/machine/policy; m is
+// the machine sized for the workload.
+func (rc randomCases) run(t *testing.T, policies []Policy, check func(t *testing.T, seed uint64, jobs []workload.Job, m *Machine, pol *Policy)) {
+	for seed := range rc.seeds {
+		rng := rand.New(rand.NewPCG(seed, rc.stream))
+		nodes := 8 + rng.IntN(rc.span)
+		nodes -= nodes % max(rc.unit, 1)
+		jobs := randomJobs(rng, rc.jobs, nodes, []float64{1, 60, 300}[seed%3])
+		for _, m := range bootMachines {
+			for _, pol := range policies {
+				t.Run(fmt.Sprintf("seed%d/%s/%s", seed, m.Name, pol.Name), func(t *testing.T) {
+					m.Nodes = nodes
+					check(t, seed, jobs, &m, &pol)
+				})
+			}
+		}
+	}
+}
+
 // TestIncrementalPassesChangeNothing replays random workloads with and
 // without incremental passes (arrival-only passes that look at new jobs
 // only) under every policy feature: each must give the same schedule and
@@ -43,38 +70,26 @@ func TestIncrementalPassesChangeNothing(t *testing.T) {
 		{Name: "easy_shutdown", Backfill: EASY, Shutdown: &Shutdown{After: 0}},
 		{Name: "easy_shutdown_later", Backfill: EASY, Shutdown: &Shutdown{After: 600}},
 	}
-	machines := bootMachines
 	defer func() { fullPassesOnly = false }()
-	for seed := range uint64(12) {
-		rng := rand.New(rand.NewPCG(seed, 99))
-		nodes := 8 + rng.IntN(60)
-		jobs := randomJobs(rng, 800, nodes, []float64{1, 60, 300}[seed%3])
-		for _, m := range machines {
-			for _, pol := range policies {
-				t.Run(fmt.Sprintf("seed%d/%s/%s", seed, m.Name, pol.Name), func(t *testing.T) {
-					mm := m
-					mm.Nodes = nodes
-					var got [2]*sim
-					for k, full := range []bool{false, true} {
-						fullPassesOnly = full
-						s, err := simulate(jobs, &mm, nodes, &pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
-						if err != nil {
-							t.Fatal(err)
-						}
-						got[k] = s
-					}
-					if !slices.Equal(got[0].start, got[1].start) || !slices.Equal(got[0].led.Energy, got[1].led.Energy) {
-						for i := range jobs {
-							if got[0].start[i] != got[1].start[i] {
-								t.Fatalf("job %d starts at %v with incremental passes, %v with full passes", jobs[i].ID, got[0].start[i], got[1].start[i])
-							}
-						}
-						t.Fatalf("energy differs: %v vs %v", got[0].led.Energy, got[1].led.Energy)
-					}
-				})
+	randomCases{seeds: 12, stream: 99, jobs: 800, span: 60}.run(t, policies, func(t *testing.T, _ uint64, jobs []workload.Job, m *Machine, pol *Policy) {
+		var got [2]*sim
+		for k, full := range []bool{false, true} {
+			fullPassesOnly = full
+			s, err := simulate(jobs, m, m.Nodes, pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+			if err != nil {
+				t.Fatal(err)
 			}
+			got[k] = s
 		}
-	}
+		if !slices.Equal(got[0].start, got[1].start) || !slices.Equal(got[0].led.Energy, got[1].led.Energy) {
+			for i := range jobs {
+				if got[0].start[i] != got[1].start[i] {
+					t.Fatalf("job %d starts at %v with incremental passes, %v with full passes", jobs[i].ID, got[0].start[i], got[1].start[i])
+				}
+			}
+			t.Fatalf("energy differs: %v vs %v", got[0].led.Energy, got[1].led.Energy)
+		}
+	})
 }
 
 // TestDynamicPriorityPath: a time-dependent priority that happens to order

@@ -3,12 +3,12 @@ package runtime
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/pwrc/pwrc/runtime/machine"
 	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // TestCountedEqualsIdentified replays random workloads on the counted
@@ -28,46 +28,33 @@ func TestCountedEqualsIdentified(t *testing.T) {
 		{Name: "fcfs_off_units", Shutdown: &Shutdown{After: 120}, Contiguous: 4},
 		{Name: "budget_off", Backfill: EASY, Shutdown: &Shutdown{After: 60, Keep: 2}, Budget: &Budget{Power: 260 * 48}},
 	}
-	machines := bootMachines
-	for seed := range uint64(10) {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		nodes := 8 + rng.IntN(40)
-		nodes -= nodes % 4
-		jobs := randomJobs(rng, 600, nodes, []float64{1, 60, 300}[seed%3])
-		for _, m := range machines {
-			for _, pol := range policies {
-				t.Run(fmt.Sprintf("seed%d/%s/%s", seed, m.Name, pol.Name), func(t *testing.T) {
-					mm := m
-					mm.Nodes = nodes
-					budget := math.Inf(1)
-					if pol.Budget != nil {
-						budget = pol.Budget.Power
-					}
-					run := func(opts ...simOption) *sim {
-						s, err := simulate(jobs, &mm, nodes, &pol, constPower(len(jobs), 260), budget, tariff.Clock{}, tariff.Flat(0.1), append(opts, recordStates())...)
-						if err != nil {
-							t.Fatal(err)
-						}
-						return s
-					}
-					c, id := run(), run(recordNodes())
-					if _, ok := c.mach.(*machine.Counted); !ok {
-						t.Fatalf("the plain run is not on the counted path: %T", c.mach)
-					}
-					if !slices.Equal(c.start, id.start) || !slices.Equal(c.end, id.end) {
-						t.Fatal("schedules differ")
-					}
-					if !slices.Equal(c.led.Energy, id.led.Energy) {
-						t.Fatalf("energy differs: %v vs %v", c.led.Energy, id.led.Energy)
-					}
-					if !slices.Equal(c.states.Times, id.states.Times) || !slices.Equal(c.states.Values, id.states.Values) {
-						t.Fatal("machine states differ")
-					}
-					checkNoOverlap(t, id, nodes)
-				})
-			}
+	randomCases{seeds: 10, stream: 7, jobs: 600, span: 40, unit: 4}.run(t, policies, func(t *testing.T, _ uint64, jobs []workload.Job, m *Machine, pol *Policy) {
+		budget := math.Inf(1)
+		if pol.Budget != nil {
+			budget = pol.Budget.Power
 		}
-	}
+		run := func(opts ...simOption) *sim {
+			s, err := simulate(jobs, m, m.Nodes, pol, constPower(len(jobs), 260), budget, tariff.Clock{}, tariff.Flat(0.1), append(opts, recordStates())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		c, id := run(), run(recordNodes())
+		if _, ok := c.mach.(*machine.Counted); !ok {
+			t.Fatalf("the plain run is not on the counted path: %T", c.mach)
+		}
+		if !slices.Equal(c.start, id.start) || !slices.Equal(c.end, id.end) {
+			t.Fatal("schedules differ")
+		}
+		if !slices.Equal(c.led.Energy, id.led.Energy) {
+			t.Fatalf("energy differs: %v vs %v", c.led.Energy, id.led.Energy)
+		}
+		if !slices.Equal(c.states.Times, id.states.Times) || !slices.Equal(c.states.Values, id.states.Values) {
+			t.Fatal("machine states differ")
+		}
+		checkNoOverlap(t, id, m.Nodes)
+	})
 }
 
 // checkNoOverlap checks that no node is held by two jobs at once (from
