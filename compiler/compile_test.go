@@ -612,6 +612,9 @@ func TestRules(t *testing.T) {
 	if p.Order.Deps != runtime.DepJob || p.Order.Deps.Dynamic() {
 		t.Errorf("order deps %b", p.Order.Deps)
 	}
+	if p.Order.Field != runtime.FieldSubmit || p.Priority.Field != 0 || p.Admit.Field != 0 {
+		t.Errorf("the rule that is a job field alone: order %b, priority %b, admit %b; want job.submit's, none, none", p.Order.Field, p.Priority.Field, p.Admit.Field)
+	}
 	if want := runtime.DepJob | runtime.DepWait | runtime.DepPeak; p.Priority.Deps != want {
 		t.Errorf("priority deps %b, want %b", p.Priority.Deps, want)
 	}

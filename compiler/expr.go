@@ -211,6 +211,9 @@ func (c *compiler) compileRule(s *lang.Stmt, src string, r lang.Range, kind expr
 	}
 	deps, fields := depsOf(node)
 	e := &runtime.Expr{Source: src, Where: r.String(), Deps: deps, Fields: fields}
+	if f, ok := strings.CutPrefix(path(node), "job."); ok {
+		e.Field = runtime.JobFieldBits[f]
+	}
 	if fast := closureCompile(node, kind, e); fast != nil {
 		if kind == numExpr {
 			e.Num = fast.num

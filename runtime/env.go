@@ -140,6 +140,7 @@ type Expr struct {
 	Where  string // file:line:col of the expression, for runtime errors
 	Deps   Deps
 	Fields JobFields // the job fields it reads; AllJobFields when unsure
+	Field  JobFields // the job field the rule is, when it is that alone (`job.submit`); else 0
 	Num    func(*Env) float64
 	Bool   func(*Env) bool
 }

@@ -531,8 +531,7 @@ func (s *sim) staticKeys() {
 // sorted by submission (ties in trace order): what staticKeys would find
 // by evaluating the rule for every job.
 func (s *sim) submitOrder() bool {
-	o := s.pol.Order
-	return s.pol.Priority == nil && o != nil && o.Source == "job.submit" && o.Deps == DepJob && o.Fields == FieldSubmit
+	return s.pol.Priority == nil && s.pol.Order != nil && s.pol.Order.Field == FieldSubmit
 }
 
 // inTraceOrder reports whether the static keys order the jobs as the
