@@ -69,15 +69,18 @@ func TestClassTreeAgainstBruteForce(t *testing.T) {
 	// Sizes around a block (64 places) and around each level's fan.
 	for _, n := range []int{1, 2, 63, 64, 65, 64 * fan, 64*fan + 1, 64 * fan * fan, 64*fan*fan*fan + 3, 100000} {
 		for _, weighted := range []bool{false, true} {
+			// Many values, or few, so that several jobs of a block hold
+			// its minima (see minCount).
+			spread := 1 + 999*(n%2)
 			k := &qclass{a: make([]int32, n), e: make([]float32, n)}
 			if weighted {
 				k.w = make([]float32, n)
 			}
 			for i := range n {
-				k.a[i] = int32(1 + rng.IntN(16))
-				k.e[i] = float32(rng.IntN(1000))
+				k.a[i] = int32(1 + rng.IntN(min(16, spread)))
+				k.e[i] = float32(rng.IntN(spread))
 				if k.w != nil {
-					k.w[i] = float32(rng.IntN(100))
+					k.w[i] = float32(rng.IntN(min(100, spread)))
 				}
 			}
 			k.makeTree(n)
@@ -103,6 +106,25 @@ func TestClassTreeAgainstBruteForce(t *testing.T) {
 				}
 				if got := k.root(); got != want {
 					t.Fatalf("n %d step %d: root %+v, want %+v", n, step, got, want)
+				}
+				// The block's node and how many of its waiting jobs hold
+				// each minimum.
+				b := i >> blockBits
+				node, held := noneWaits, minCount{}
+				for p := b << blockBits; p < min(n, (b+1)<<blockBits); p++ {
+					if in[p] {
+						node.a, node.e, node.w = min(node.a, k.a[p]), min(node.e, k.e[p]), min(node.w, k.weight(p))
+					}
+				}
+				for p := b << blockBits; p < min(n, (b+1)<<blockBits); p++ {
+					if in[p] {
+						held.a += b2u8(k.a[p] == node.a)
+						held.e += b2u8(k.e[p] == node.e)
+						held.w += b2u8(k.weight(p) == node.w)
+					}
+				}
+				if k.lv[0][b] != node || k.held[b] != held {
+					t.Fatalf("n %d step %d: block %d holds %+v %+v, want %+v %+v", n, step, b, k.lv[0][b], k.held[b], node, held)
 				}
 				f := filter{now: 0, free: 1 + rng.IntN(16), room: math.Inf(1), shadow: float64(rng.IntN(1200)),
 					extra: rng.IntN(12), extraW: math.Inf(1)}
@@ -172,4 +194,11 @@ func TestSizeClasses(t *testing.T) {
 	if c := classOf(math.MaxInt32); c >= 128 {
 		t.Errorf("class of the largest allocation is %d: buildIndex counts 128", c)
 	}
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
