@@ -110,9 +110,9 @@ type queueIndex struct {
 	buf       []int32 // a walk's batch
 	// EASY walks: the classes (bit i: tops[i]) that may pass the e/X part
 	// of the test, as the last walks found them (see easyClasses).
-	maybeE        []uint64
-	lastS         float64 // the shadow time and …
-	lastX         int     // … the extra nodes of the last EASY walk
+	maybeE []uint64
+	lastS  float64 // the shadow time and …
+	lastX  int     // … the extra nodes of the last EASY walk
 }
 
 // qclass is one size class: its jobs in queue order, what the tests read
