@@ -96,6 +96,7 @@ type queueIndex struct {
 	classes []qclass
 	tops    []classTop // per class that has jobs, smallest first: what a pass reads of each first, side by side
 	topOf   []int32    // per class, its place in tops
+	held    []uint64   // bit i: some admitted job of tops[i] waits
 	set     rankSet    // admitted waiting jobs by rank
 	fen     *fenwick   // greedy backfilling: the same, counted
 	refused []int32    // waiting jobs the static admit rule refuses (they never start)
@@ -495,6 +496,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	ix.cur = make([]int32, len(ix.classes))
 	ix.from = make([]int32, len(ix.classes))
 	ix.maybeE = make([]uint64, (len(ix.tops)+63)>>6)
+	ix.held = make([]uint64, len(ix.maybeE))
 	ix.lastS = math.NaN() // (the first EASY walk tests every class)
 	return ix, true
 }
@@ -629,6 +631,7 @@ func (ix *queueIndex) insert(j int32) {
 		t := ix.topOf[c]
 		ix.tops[t].root = k.root()
 		ix.maybeE[t>>6] |= 1 << (t & 63) // (its minima fell: test it again)
+		ix.held[t>>6] |= 1 << (t & 63)
 	}
 }
 
@@ -640,7 +643,10 @@ func (ix *queueIndex) remove(j int32) {
 	}
 	c := ix.cls[j-ix.base]
 	if k := &ix.classes[c]; k.drop(int(ix.loc[j-ix.base])) {
-		ix.tops[ix.topOf[c]].root = k.root()
+		t := ix.topOf[c]
+		if ix.tops[t].root = k.root(); ix.tops[t].root.a == math.MaxInt32 {
+			ix.held[t>>6] &^= 1 << (t & 63)
+		}
 	}
 }
 
@@ -789,9 +795,9 @@ func (k *qclass) drop(i int) bool {
 // minAlloc is the least allocation of an admitted waiting job
 // (math.MaxInt32 if none).
 func (ix *queueIndex) minAlloc() int32 {
-	for i := range ix.tops {
-		if a := ix.tops[i].root.a; a != math.MaxInt32 {
-			return a
+	for w, m := range ix.held {
+		if m != 0 {
+			return ix.tops[w<<6+bits.TrailingZeros64(m)].root.a
 		}
 	}
 	return math.MaxInt32
