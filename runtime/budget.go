@@ -346,8 +346,9 @@ func (s *sim) reserveBudget(need int, needW float64, free int) {
 	if avail >= need && availW >= needW {
 		shadow = s.now
 	}
-	for ; math.IsInf(shadow, 1) && k < len(s.run); k++ {
-		r := s.run[k]
+	run := s.run.items()
+	for ; math.IsInf(shadow, 1) && k < len(run); k++ {
+		r := run[k]
 		avail += int(r.nodes)
 		if r.id >= 0 {
 			availW += s.wt[r.id]
@@ -356,8 +357,8 @@ func (s *sim) reserveBudget(need int, needW float64, free int) {
 			shadow = r.est // the loop's k++ moves past this entry
 		}
 	}
-	for ; k < len(s.run) && s.run[k].est == shadow; k++ {
-		r := s.run[k]
+	for ; k < len(run) && run[k].est == shadow; k++ {
+		r := run[k]
 		avail += int(r.nodes)
 		if r.id >= 0 {
 			availW += s.wt[r.id]

@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/pwrc/pwrc/runtime/alloc"
@@ -352,21 +351,22 @@ func (cs *capStage) reserve(s *sim, w *capWindow) {
 // at most cap (Georgiou et al.'s "extreme actions"; which jobs is not
 // said: those that lose the least work).
 func (cs *capStage) kill(s *sim, cap float64) {
-	for len(s.run) > 0 {
+	for s.run.len() > 0 {
 		if s.model.Power(s.cnt, s.watts) <= cap {
 			return
 		}
 		// The most recently started running job.
 		k := -1
-		for i, r := range s.run {
-			if r.id >= 0 && s.start[r.id] <= s.now && (k < 0 || s.start[r.id] > s.start[s.run[k].id]) {
+		run := s.run.items()
+		for i, r := range run {
+			if r.id >= 0 && s.start[r.id] <= s.now && (k < 0 || s.start[r.id] > s.start[run[k].id]) {
 				k = i
 			}
 		}
 		if k < 0 {
 			return
 		}
-		j := s.run[k].id
+		j := run[k].id
 		if s.start[j] > s.now { // still booting: the most recent running job is older
 			return
 		}
@@ -375,7 +375,7 @@ func (cs *capStage) kill(s *sim, cap float64) {
 		if s.wt != nil {
 			s.commitW -= s.wt[j]
 		}
-		s.run = slices.Delete(s.run, k, k+1)
+		s.run.deleteAt(k)
 		s.mach.Release(j, s.use(j), s.now)
 		s.done++
 		s.changed, s.stale = true, true

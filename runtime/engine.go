@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/pwrc/pwrc/runtime/alloc"
 	"github.com/pwrc/pwrc/runtime/ledger"
@@ -103,7 +102,7 @@ type sim struct {
 	keys    []queueKey // per queued job: sort keys, recomputed per pass by dynamic rules
 	prio    []float64  // per job: static priority
 	order   []float64  // per job: static order key
-	run     []running
+	run     runList    // running jobs by estimated end
 	heap    []event
 	shutSeq int32
 
@@ -886,38 +885,12 @@ func (s *sim) estimate(j int32) float64 {
 // estimate is inlined).
 func (s *sim) ruleEstimate(j int32) float64 { return s.estAt(j, s.freq.at(s, j)) }
 
-func (s *sim) insertRunning(r running) {
-	// After every entry with est ≤ r.est: equal estimates keep insertion
-	// order. (A plain loop: BinarySearchFunc's comparator is a call.)
-	lo, hi := 0, len(s.run)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.run[m].est <= r.est {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	s.run = slices.Insert(s.run, lo, r)
-}
+func (s *sim) insertRunning(r running) { s.run.insert(r) }
 
 func (s *sim) removeRunning(est float64, id int32) {
-	lo, hi := 0, len(s.run)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.run[m].est < est {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	if !s.run.remove(est, id) {
+		panic(fmt.Sprintf("pwrc: internal error: running entry %d (est %g) not found", id, est))
 	}
-	for i := lo; i < len(s.run); i++ {
-		if s.run[i].id == id {
-			s.run = slices.Delete(s.run, i, i+1)
-			return
-		}
-	}
-	panic(fmt.Sprintf("pwrc: internal error: running entry %d (est %g) not found", id, est))
 }
 
 // heap of events ordered by time, then kind, then job index, so equal

@@ -82,8 +82,8 @@ func (la *lookahead) simulate(s *sim, l int) bool {
 	x.stale = true
 	x.env = s.env
 	x.heap = x.heap[:0]
-	x.run = x.run[:0]
-	for _, r := range s.run {
+	x.run.clear()
+	for _, r := range s.run.items() {
 		if r.id < 0 {
 			continue // nodes shutting down or booting without a job: not in the clone
 		}
@@ -91,7 +91,7 @@ func (la *lookahead) simulate(s *sim, l int) bool {
 		x.status[j], x.start[j], x.pstate[j], x.jw[j] = 1, s.start[j], s.pstate[j], s.jw[j]
 		x.end[j] = r.est
 		x.mach.Take(j, x.use(j), r.est, false)
-		x.run = append(x.run, r)
+		x.run.push(r)
 		x.push(event{t: r.est, kind: evEnd, job: j})
 	}
 	la.queue = s.waiting(la.queue[:0])

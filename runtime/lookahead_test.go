@@ -107,10 +107,10 @@ func TestLookaheadDeterministic(t *testing.T) {
 		a := &Active{Kind: ActiveOnline, SLA: 2, Every: 3600, test: &activeTest{}}
 		a.test.probe = func(s *sim, l int, la *lookahead) {
 			q := slices.Clone(s.queue)
-			run := slices.Clone(s.run)
+			run := slices.Clone(s.run.items())
 			st := slices.Clone(s.start)
 			again := la.forecast(s, l)
-			if !slices.Equal(q, s.queue) || !slices.Equal(run, s.run) || !slices.Equal(st, s.start) {
+			if !slices.Equal(q, s.queue) || !slices.Equal(run, s.run.items()) || !slices.Equal(st, s.start) {
 				t.Fatalf("seed %d: the forecast changed the run's state", seed)
 			}
 			fresh := newLookahead(s).forecast(s, l)
@@ -145,7 +145,7 @@ func TestLookaheadNoAllocs(t *testing.T) {
 		checked = true
 		la.forecast(s, l) // warm
 		if n := testing.AllocsPerRun(20, func() { la.forecast(s, l) }); n != 0 {
-			t.Errorf("forecast with %d queued, %d running: %g allocations per simulation", len(s.queue), len(s.run), n)
+			t.Errorf("forecast with %d queued, %d running: %g allocations per simulation", len(s.queue), s.run.len(), n)
 		}
 	}
 	runActive(t, jobs, 100, a)

@@ -480,23 +480,7 @@ func (s *sim) arrivalPass() bool {
 // shadow time is the earliest estimated end at which enough nodes are free,
 // and extra counts the nodes free at that instant (every job whose estimate
 // ends by then) beyond need.
-func (s *sim) reserve(need, free int) {
-	avail := free
-	shadow := math.Inf(1)
-	k := 0
-	for ; k < len(s.run); k++ {
-		avail += int(s.run[k].nodes)
-		if avail >= need {
-			shadow = s.run[k].est
-			k++
-			break
-		}
-	}
-	for ; k < len(s.run) && s.run[k].est == shadow; k++ {
-		avail += int(s.run[k].nodes)
-	}
-	s.shadow, s.extra = shadow, avail-need
-}
+func (s *sim) reserve(need, free int) { s.shadow, s.extra = s.run.reserve(need, free) }
 
 // backfillEASY starts the candidates (a first batch, see cands) that fit
 // now and do not delay the reservation: they end by the shadow time, or
