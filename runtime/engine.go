@@ -894,41 +894,54 @@ func (s *sim) removeRunning(est float64, id int32) {
 }
 
 // heap of events ordered by time, then kind, then job index, so equal
-// times are applied in a fixed order.
+// times are applied in a fixed order. (Events equal in all three are
+// batches of nodes shutting down, whose order changes nothing.) Entries
+// move into a hole rather than swap; a pop takes the hole down along the
+// lesser children to a leaf and brings the last entry up from there (it
+// mostly belongs near the bottom): about half the comparisons.
 func (s *sim) push(e event) {
-	s.heap = append(s.heap, e)
-	i := len(s.heap) - 1
+	h := append(s.heap, e)
+	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !evLess(s.heap[i], s.heap[p]) {
+		if !evLess(e, h[p]) {
 			break
 		}
-		s.heap[i], s.heap[p] = s.heap[p], s.heap[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
+	s.heap = h
 }
 
 func (s *sim) pop() event {
 	h := s.heap
 	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			break
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	if n > 0 {
+		i := 0
+		for {
+			c := 2*i + 1
+			if c >= n {
+				break
+			}
+			if r := c + 1; r < n && evLess(h[r], h[c]) {
+				c = r
+			}
+			h[i] = h[c]
+			i = c
 		}
-		c := l
-		if r := l + 1; r < len(h) && evLess(h[r], h[l]) {
-			c = r
+		for i > 0 {
+			p := (i - 1) / 2
+			if !evLess(last, h[p]) {
+				break
+			}
+			h[i] = h[p]
+			i = p
 		}
-		if !evLess(h[c], h[i]) {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
+		h[i] = last
 	}
 	s.heap = h
 	return top

@@ -96,3 +96,26 @@ func reserveScan(run []running, need, free int) (float64, int) {
 	}
 	return shadow, avail - need
 }
+
+// The event heap pops events in evLess order, whatever the pushes.
+func TestEventHeapOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var s sim
+	var popped []event
+	for step := range 20000 {
+		if rng.IntN(3) > 0 || len(s.heap) == 0 {
+			s.push(event{t: float64(rng.IntN(50)), kind: uint8(rng.IntN(3)), job: int32(rng.IntN(1000) - 10)})
+			continue
+		}
+		e := s.pop()
+		for _, o := range s.heap {
+			if evLess(o, e) {
+				t.Fatalf("step %d: popped %+v before %+v", step, e, o)
+			}
+		}
+		popped = append(popped, e)
+	}
+	if len(popped) < 1000 {
+		t.Fatalf("only %d pops", len(popped))
+	}
+}
