@@ -668,6 +668,12 @@ func (k *qclass) makeTree(places int) {
 	}
 }
 
+// dec decrements a count and reports whether it reached zero.
+func dec(n *uint8) bool {
+	*n--
+	return *n == 0
+}
+
 // root is the node over every place of the class.
 func (k *qclass) root() qnode { return k.lv[len(k.lv)-1][0] }
 
@@ -722,45 +728,52 @@ func (k *qclass) drop(i int) bool {
 	b := i >> blockBits
 	k.bits[b] &^= 1 << (i & 63)
 	n, c := &k.lv[0][b], &k.held[b]
-	last := false // it was the last to hold one of the block's minima
-	if k.a[i] == n.a {
-		c.a--
-		last = c.a == 0
-	}
-	if k.e[i] == n.e {
-		c.e--
-		last = last || c.e == 0
-	}
-	if w := k.weight(i); w == n.w {
-		c.w--
-		last = last || c.w == 0
-	}
-	if !last {
+	// Which of the block's minima it was the last to hold.
+	lostA := k.a[i] == n.a && dec(&c.a)
+	lostE := k.e[i] == n.e && dec(&c.e)
+	lostW := k.weight(i) == n.w && dec(&c.w) // (without weights: when it empties)
+	if !lostA && !lostE && !lostW {
 		return false
 	}
-	// The block's node and counts from its waiting jobs, then each node
-	// from its children while that changes it.
-	m := noneWaits
-	*c = minCount{}
-	for bs := k.bits[b]; bs != 0; bs &= bs - 1 {
-		p := b<<blockBits + bits.TrailingZeros64(bs)
-		switch a := k.a[p]; {
-		case a < m.a:
-			m.a, c.a = a, 1
-		case a == m.a:
-			c.a++
+	// The block's node and counts anew, each lost minimum from the
+	// block's waiting jobs; then each node from its children while that
+	// changes it.
+	m := *n
+	bs := k.bits[b]
+	if bs == 0 {
+		m, *c = noneWaits, minCount{}
+	}
+	if lostA && bs != 0 {
+		m.a, c.a = math.MaxInt32, 0
+		for x := bs; x != 0; x &= x - 1 {
+			switch a := k.a[b<<blockBits+bits.TrailingZeros64(x)]; {
+			case a < m.a:
+				m.a, c.a = a, 1
+			case a == m.a:
+				c.a++
+			}
 		}
-		switch e := k.e[p]; {
-		case e < m.e:
-			m.e, c.e = e, 1
-		case e == m.e:
-			c.e++
+	}
+	if lostE && bs != 0 {
+		m.e, c.e = float32(math.Inf(1)), 0
+		for x := bs; x != 0; x &= x - 1 {
+			switch e := k.e[b<<blockBits+bits.TrailingZeros64(x)]; {
+			case e < m.e:
+				m.e, c.e = e, 1
+			case e == m.e:
+				c.e++
+			}
 		}
-		switch w := k.weight(p); {
-		case w < m.w:
-			m.w, c.w = w, 1
-		case w == m.w:
-			c.w++
+	}
+	if lostW && bs != 0 {
+		m.w, c.w = float32(math.Inf(1)), 0
+		for x := bs; x != 0; x &= x - 1 {
+			switch w := k.weight(b<<blockBits + bits.TrailingZeros64(x)); {
+			case w < m.w:
+				m.w, c.w = w, 1
+			case w == m.w:
+				c.w++
+			}
 		}
 	}
 	x := b
