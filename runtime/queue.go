@@ -114,6 +114,9 @@ type queueIndex struct {
 	maybeE []uint64
 	lastS  float64 // the shadow time and …
 	lastX  int     // … the extra nodes of the last EASY walk
+	// and per class, the place before which no waiting job can pass the
+	// test of an EASY walk (see searchEASY).
+	passed []int32
 }
 
 // qclass is one size class: its jobs in queue order, what the tests read
@@ -132,6 +135,7 @@ type qclass struct {
 	bits []uint64  // per block: which of its jobs wait
 	lv   [][]qnode // lv[0][b]: block b; lv[h+1][x]: lv[h][x*fan:][:fan]; the last level is the root alone
 	held []minCount
+	maxA int32 // the widest allocation in the class
 }
 
 // minCount counts the waiting jobs of a block that hold each of its
@@ -484,6 +488,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		ix.loc[j-ix.base] = int32(len(k.jobs))
 		k.jobs = append(k.jobs, j)
 		k.a = append(k.a, s.alloc[j])
+		k.maxA = max(k.maxA, s.alloc[j])
 		k.e = append(k.e, below(s.est[j]))
 		if k.w != nil {
 			k.w = append(k.w, below(weight(j)))
@@ -497,6 +502,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	ix.from = make([]int32, len(ix.classes))
 	ix.maybeE = make([]uint64, (len(ix.tops)+63)>>6)
 	ix.held = make([]uint64, len(ix.maybeE))
+	ix.passed = make([]int32, len(ix.classes))
 	ix.lastS = math.NaN() // (the first EASY walk tests every class)
 	return ix, true
 }
@@ -632,6 +638,9 @@ func (ix *queueIndex) insert(j int32) {
 		ix.tops[t].root = k.root()
 		ix.maybeE[t>>6] |= 1 << (t & 63) // (its minima fell: test it again)
 		ix.held[t>>6] |= 1 << (t & 63)
+	}
+	if l := ix.loc[j-ix.base]; l < ix.passed[c] {
+		ix.passed[c] = l
 	}
 }
 
@@ -1051,6 +1060,7 @@ func (w *walk) indexed(free int) int32 {
 		}
 	}
 	// The earliest of the classes' next candidates.
+	easy := w.kind == walkEASY && ix.pruneE
 	best, bestRank, bestClass := int32(-1), int32(math.MaxInt32), -1
 	live := ix.live[:0]
 	for _, c := range ix.live {
@@ -1060,6 +1070,8 @@ func (w *walk) indexed(free int) int32 {
 		k := &ix.classes[c]
 		cur := ix.cur[c]
 		switch {
+		case cur == curStale && easy:
+			cur = ix.searchEASY(c, &f, ix.from[c])
 		case cur == curStale:
 			cur = k.search(&f, ix.from[c])
 		case k.bits[cur>>blockBits]&(1<<(cur&63)) == 0 || !f.pass(k, int(cur)):
@@ -1107,6 +1119,7 @@ func (ix *queueIndex) easyClasses(f *filter, free int) {
 		for i := range ix.maybeE {
 			ix.maybeE[i] = ^uint64(0)
 		}
+		clear(ix.passed)
 	}
 	ix.lastS, ix.lastX = f.shadow, f.extra
 	ix.live = ix.live[:0]
@@ -1130,6 +1143,47 @@ func (ix *queueIndex) easyClasses(f *filter, free int) {
 			}
 		}
 	}
+}
+
+// searchEASY is class c's search of an EASY walk, from place from on.
+// Before the class's passed place no waiting job can pass the walk's test:
+// every job of the class fitted the free nodes of the searches that moved
+// it there (and no weight is kept), so the jobs they passed over failed
+// the rest of EASY's test — their estimates end past the shadow time and
+// their allocations exceed the extra nodes — and they go on failing it
+// while time goes on and the shadow time and the extra nodes do not grow
+// past the walk's (easyClasses then clears every class's place; the extra
+// nodes shrink as a walk starts jobs in them, so only searches before that
+// move places), and no job joins the class before its place (insert moves
+// the place back). A search starts there; if the job there still waits
+// and passes, it is the one (on CEA-Curie on 60,000 processors two in
+// three searches of a walk's start find what the last walk had found and
+// then had no nodes left for). The place moves on to what a search finds,
+// and past it once it no longer waits (it started; a job found may also be
+// refused, and then stays).
+func (ix *queueIndex) searchEASY(c int, f *filter, from int32) int32 {
+	k := &ix.classes[c]
+	at := ix.passed[c]
+	if from == at+1 && int(at) < len(k.jobs) && k.bits[at>>blockBits]&(1<<(at&63)) == 0 {
+		at = from // (the job found there started)
+	}
+	start := max(from, at)
+	if start == at && int(at) < len(k.jobs) && k.bits[at>>blockBits]&(1<<(at&63)) != 0 && f.pass(k, int(at)) {
+		return at // (what the last search found, still waiting and passing)
+	}
+	p := k.search(f, start)
+	if start == at && int(f.free) >= int(k.maxA) && k.w == nil && f.extra == ix.lastX {
+		// (A walk's extra nodes shrink as it starts jobs in them: a
+		// search after that moves no place, which holds while they do not
+		// grow past those of the walk's start.)
+		if p < 0 {
+			at = int32(len(k.jobs))
+		} else {
+			at = p
+		}
+	}
+	ix.passed[c] = at
+	return p
 }
 
 // filterFor is the test of a walk of kind with free nodes free.
