@@ -1115,9 +1115,23 @@ func (w *walk) indexed(free int) int32 {
 // where a wide head waits for hours, a walk had tested 25 classes, 22 of
 // them for nothing.)
 func (ix *queueIndex) easyClasses(f *filter, free int) {
-	if !(f.shadow <= ix.lastS) || f.extra > ix.lastX {
+	switch {
+	case !(f.shadow <= ix.lastS):
 		for i := range ix.maybeE {
 			ix.maybeE[i] = ^uint64(0)
+		}
+		clear(ix.passed)
+	case f.extra > ix.lastX:
+		// A marked class's least allocation exceeds the last extra nodes
+		// (it only grows, or an arrival unmarks the class): those that
+		// fit in the extra nodes now may pass again.
+		for i := range ix.tops {
+			if int(ix.tops[i].low) > f.extra {
+				break
+			}
+			if a := int(ix.tops[i].root.a); a <= f.extra && a > ix.lastX {
+				ix.maybeE[i>>6] |= 1 << (i & 63)
+			}
 		}
 		clear(ix.passed)
 	}
