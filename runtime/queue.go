@@ -924,10 +924,10 @@ type walk struct {
 	i       int     // scan mode: the next to visit
 	ix      *queueIndex
 	kind    walkKind
-	pos     int32 // index mode: the next rank
-	head    int32 // index mode: the job the walk starts after, or −1
-	n       bool  // index mode: count the waiting jobs passed over …
-	skipped int   // … by the last call of next
+	pos     int32  // index mode: the next rank
+	head    int32  // index mode: the job the walk starts after, or −1
+	n       bool   // index mode: count the waiting jobs passed over …
+	skipped int    // … by the last call of next
 	grow    int   // index mode: the length of the last batch
 	init    bool  // index mode: the classes to look in are set (ix.live)
 }
@@ -1061,7 +1061,7 @@ func (w *walk) indexed(free int) int32 {
 	}
 	// The earliest of the classes' next candidates.
 	easy := w.kind == walkEASY && ix.pruneE
-	best, bestRank, bestClass := int32(-1), int32(math.MaxInt32), -1
+	best, bestRank, bestClass, bestAt := int32(-1), int32(math.MaxInt32), -1, int32(0)
 	live := ix.live[:0]
 	for _, c := range ix.live {
 		if classLow(c) > free {
@@ -1085,7 +1085,7 @@ func (w *walk) indexed(free int) int32 {
 		ix.cur[c] = cur
 		live = append(live, c)
 		if r := ix.rankOf(k.jobs[cur]); r < bestRank {
-			best, bestRank, bestClass = k.jobs[cur], r, c
+			best, bestRank, bestClass, bestAt = k.jobs[cur], r, c, cur
 		}
 	}
 	ix.live = live
@@ -1100,7 +1100,7 @@ func (w *walk) indexed(free int) int32 {
 		w.skipped = ix.fen.prefix(int(bestRank)) - ix.fen.prefix(int(w.pos))
 	}
 	ix.cur[bestClass] = curStale
-	ix.from[bestClass] = ix.loc[best-ix.base] + 1
+	ix.from[bestClass] = bestAt + 1
 	w.pos = bestRank + 1
 	return best
 }
