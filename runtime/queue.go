@@ -924,10 +924,10 @@ type walk struct {
 	i       int     // scan mode: the next to visit
 	ix      *queueIndex
 	kind    walkKind
-	pos     int32  // index mode: the next rank
-	head    int32  // index mode: the job the walk starts after, or −1
-	n       bool   // index mode: count the waiting jobs passed over …
-	skipped int    // … by the last call of next
+	pos     int32 // index mode: the next rank
+	head    int32 // index mode: the job the walk starts after, or −1
+	n       bool  // index mode: count the waiting jobs passed over …
+	skipped int   // … by the last call of next
 	grow    int   // index mode: the length of the last batch
 	init    bool  // index mode: the classes to look in are set (ix.live)
 }
