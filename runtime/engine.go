@@ -900,18 +900,8 @@ func (s *sim) removeRunning(est float64, id int32) {
 // lesser children to a leaf and brings the last entry up from there (it
 // mostly belongs near the bottom): about half the comparisons.
 func (s *sim) push(e event) {
-	h := append(s.heap, e)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !evLess(e, h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = e
-	s.heap = h
+	s.heap = append(s.heap, e)
+	siftUp(s.heap, len(s.heap)-1, e)
 }
 
 func (s *sim) pop() event {
@@ -933,18 +923,24 @@ func (s *sim) pop() event {
 			h[i] = h[c]
 			i = c
 		}
-		for i > 0 {
-			p := (i - 1) / 2
-			if !evLess(last, h[p]) {
-				break
-			}
-			h[i] = h[p]
-			i = p
-		}
-		h[i] = last
+		siftUp(h, i, last)
 	}
 	s.heap = h
 	return top
+}
+
+// siftUp puts e in the heap h at the hole i or above it, moving down the
+// entries it goes past.
+func siftUp(h []event, i int, e event) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !evLess(e, h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
 }
 
 func evLess(a, b event) bool {

@@ -677,6 +677,21 @@ func (k *qclass) makeTree(places int) {
 	}
 }
 
+// least is the least of vals over the waiting places of block b (bits
+// bs), none if no place waits, and how many places hold it.
+func least[T int32 | float32](vals []T, b int, bs uint64, none T) (T, uint8) {
+	m, n := none, uint8(0)
+	for x := bs; x != 0; x &= x - 1 {
+		switch v := vals[b<<blockBits+bits.TrailingZeros64(x)]; {
+		case v < m:
+			m, n = v, 1
+		case v == m:
+			n++
+		}
+	}
+	return m, n
+}
+
 // dec decrements a count and reports whether it reached zero.
 func dec(n *uint8) bool {
 	*n--
@@ -753,37 +768,13 @@ func (k *qclass) drop(i int) bool {
 		m, *c = noneWaits, minCount{}
 	}
 	if lostA && bs != 0 {
-		m.a, c.a = math.MaxInt32, 0
-		for x := bs; x != 0; x &= x - 1 {
-			switch a := k.a[b<<blockBits+bits.TrailingZeros64(x)]; {
-			case a < m.a:
-				m.a, c.a = a, 1
-			case a == m.a:
-				c.a++
-			}
-		}
+		m.a, c.a = least(k.a, b, bs, math.MaxInt32)
 	}
 	if lostE && bs != 0 {
-		m.e, c.e = float32(math.Inf(1)), 0
-		for x := bs; x != 0; x &= x - 1 {
-			switch e := k.e[b<<blockBits+bits.TrailingZeros64(x)]; {
-			case e < m.e:
-				m.e, c.e = e, 1
-			case e == m.e:
-				c.e++
-			}
-		}
+		m.e, c.e = least(k.e, b, bs, float32(math.Inf(1)))
 	}
-	if lostW && bs != 0 {
-		m.w, c.w = float32(math.Inf(1)), 0
-		for x := bs; x != 0; x &= x - 1 {
-			switch w := k.weight(b<<blockBits + bits.TrailingZeros64(x)); {
-			case w < m.w:
-				m.w, c.w = w, 1
-			case w == m.w:
-				c.w++
-			}
-		}
+	if lostW && bs != 0 && k.w != nil { // (without weights only an empty block loses its)
+		m.w, c.w = least(k.w, b, bs, float32(math.Inf(1)))
 	}
 	x := b
 	for h, lv := range k.lv {
