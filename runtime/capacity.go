@@ -350,7 +350,7 @@ func (c *capacity) set(s *sim, target int) {
 				c.boot += d
 				s.shutSeq++
 				id := -s.shutSeq
-				s.insertRunning(running{est: s.now + m.BootTime, nodes: int32(d), id: id})
+				s.run.insert(running{est: s.now + m.BootTime, nodes: int32(d), id: id})
 				s.push(event{t: s.now + m.BootTime, kind: evActBootDone, job: id, n: int32(d)})
 			}
 		}

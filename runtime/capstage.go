@@ -234,7 +234,7 @@ func (cs *capStage) step(s *sim) {
 				if n := cs.table.BootReserved(w.id, cs.open(), s.machine.BootTime > 0, s.now); n > 0 && s.machine.BootTime > 0 {
 					s.shutSeq++
 					id := -s.shutSeq
-					s.insertRunning(running{est: s.now + s.machine.BootTime, nodes: int32(n), id: id})
+					s.run.insert(running{est: s.now + s.machine.BootTime, nodes: int32(n), id: id})
 					s.push(event{t: s.now + s.machine.BootTime, kind: evBootIdle, job: id, n: int32(n)})
 				}
 				cs.table.Unreserve(w.id)

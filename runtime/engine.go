@@ -767,7 +767,7 @@ func (s *sim) shutdownIdle() {
 	if d > 0 {
 		s.shutSeq++
 		id := -s.shutSeq
-		s.insertRunning(running{est: s.now + d, nodes: int32(n), id: id})
+		s.run.insert(running{est: s.now + d, nodes: int32(n), id: id})
 		s.push(event{t: s.now + d, kind: evShutDone, job: id, n: int32(n)})
 	}
 }
@@ -834,7 +834,7 @@ func (s *sim) startNodes(j int32) {
 	}
 	s.status[j] = 1
 	s.push(event{t: s.end[j], kind: evEnd, job: j})
-	s.insertRunning(running{est: ts + s.runEst(j), nodes: s.alloc[j], id: j})
+	s.run.insert(running{est: ts + s.runEst(j), nodes: s.alloc[j], id: j})
 	if s.held != nil {
 		s.ids = s.mach.Held(s.ids[:0], j)
 		s.held[j] = nodeRanges(s.ids)
@@ -884,8 +884,6 @@ func (s *sim) estimate(j int32) float64 {
 // ruleEstimate is estimate under a frequency rule (apart, so that
 // estimate is inlined).
 func (s *sim) ruleEstimate(j int32) float64 { return s.estAt(j, s.freq.at(s, j)) }
-
-func (s *sim) insertRunning(r running) { s.run.insert(r) }
 
 func (s *sim) removeRunning(est float64, id int32) {
 	if !s.run.remove(est, id) {

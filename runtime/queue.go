@@ -85,24 +85,24 @@ type queueState struct {
 
 // queueIndex indexes the waiting jobs (index mode).
 type queueIndex struct {
-	on      bool    // the index holds the queue (s.queue is empty)
-	n       int     // jobs of the run (ranks)
-	rank    []int32 // per job, its place in the queue order; nil: the job's index
-	jobAt   []int32 // per rank, the job; nil with rank
-	admit   []bool  // per job, a static admit rule's answer; nil: no rule
-	base    int32   // jobs from this one on are indexed (submit order: earlier ones have all started)
-	loc     []int32 // per indexed job (from base), its place in its class …
-	cls     []uint8 // … and its class
-	classes []qclass
-	tops    []classTop // per class that has jobs, smallest first: what a pass reads of each first, side by side
-	topOf   []int32    // per class, its place in tops
-	held    []uint64   // bit i: some admitted job of tops[i] waits
-	set     rankSet    // admitted waiting jobs by rank
-	fen     *fenwick   // greedy backfilling: the same, counted
-	refused []int32    // waiting jobs the static admit rule refuses (they never start)
-	seen    int32      // incremental passes: jobs from this one on arrived since the last pass
-	pruneE  bool       // estimates are fixed per job (no frequency rule)
-	pruneW  bool       // weights are fixed per job: budget weights (no weight rule on time), or powercaps' least increments
+	on       bool    // the index holds the queue (s.queue is empty)
+	n        int     // jobs of the run (ranks)
+	rank     []int32 // per job, its place in the queue order; nil: the job's index
+	jobAt    []int32 // per rank, the job; nil with rank
+	admit    []bool  // per job, a static admit rule's answer; nil: no rule
+	base     int32   // jobs from this one on are indexed (submit order: earlier ones have all started)
+	loc      []int32 // per indexed job (from base), its place in its class …
+	cls      []uint8 // … and its class
+	classes  []qclass
+	tops     []classTop // per class that has jobs, smallest first: what a pass reads of each first, side by side
+	topOf    []int32    // per class, its place in tops
+	nonEmpty []uint64   // bit i: some admitted job of tops[i] waits
+	set      rankSet    // admitted waiting jobs by rank
+	fen      *fenwick   // greedy backfilling: the same, counted
+	refused  []int32    // waiting jobs the static admit rule refuses (they never start)
+	seen     int32      // incremental passes: jobs from this one on arrived since the last pass
+	pruneE   bool       // estimates are fixed per job (no frequency rule)
+	pruneW   bool       // weights are fixed per job: budget weights (no weight rule on time), or powercaps' least increments
 	// For the pass's candidate walk: the classes that may still hold a
 	// candidate and, per class, its next candidate or the place to search
 	// from.
@@ -501,7 +501,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	ix.cur = make([]int32, len(ix.classes))
 	ix.from = make([]int32, len(ix.classes))
 	ix.maybeE = make([]uint64, (len(ix.tops)+63)>>6)
-	ix.held = make([]uint64, len(ix.maybeE))
+	ix.nonEmpty = make([]uint64, len(ix.maybeE))
 	ix.passed = make([]int32, len(ix.classes))
 	ix.lastS = math.NaN() // (the first EASY walk tests every class)
 	return ix, true
@@ -637,7 +637,7 @@ func (ix *queueIndex) insert(j int32) {
 		t := ix.topOf[c]
 		ix.tops[t].root = k.root()
 		ix.maybeE[t>>6] |= 1 << (t & 63) // (its minima fell: test it again)
-		ix.held[t>>6] |= 1 << (t & 63)
+		ix.nonEmpty[t>>6] |= 1 << (t & 63)
 	}
 	if l := ix.loc[j-ix.base]; l < ix.passed[c] {
 		ix.passed[c] = l
@@ -654,7 +654,7 @@ func (ix *queueIndex) remove(j int32) {
 	if k := &ix.classes[c]; k.drop(int(ix.loc[j-ix.base])) {
 		t := ix.topOf[c]
 		if ix.tops[t].root = k.root(); ix.tops[t].root.a == math.MaxInt32 {
-			ix.held[t>>6] &^= 1 << (t & 63)
+			ix.nonEmpty[t>>6] &^= 1 << (t & 63)
 		}
 	}
 }
@@ -692,11 +692,25 @@ func least[T int32 | float32](vals []T, b int, bs uint64, none T) (T, uint8) {
 	return m, n
 }
 
+// hold counts a job joining a block with value v for a minimum m held by
+// c jobs: it holds the minimum alone, or one more holds it.
+func hold[T int32 | float32](v, m T, c *uint8) {
+	switch {
+	case v < m:
+		*c = 1
+	case v == m:
+		*c++
+	}
+}
+
 // dec decrements a count and reports whether it reached zero.
 func dec(n *uint8) bool {
 	*n--
 	return *n == 0
 }
+
+// waits reports whether the job at place i waits.
+func (k *qclass) waits(i int32) bool { return k.bits[i>>blockBits]&(1<<(i&63)) != 0 }
 
 // root is the node over every place of the class.
 func (k *qclass) root() qnode { return k.lv[len(k.lv)-1][0] }
@@ -708,24 +722,9 @@ func (k *qclass) add(i int) bool {
 	k.bits[x] |= 1 << (i & 63)
 	a, e, w := k.a[i], k.e[i], k.weight(i)
 	n, c := &k.lv[0][x], &k.held[x]
-	switch {
-	case a < n.a:
-		c.a = 1
-	case a == n.a:
-		c.a++
-	}
-	switch {
-	case e < n.e:
-		c.e = 1
-	case e == n.e:
-		c.e++
-	}
-	switch {
-	case w < n.w:
-		c.w = 1
-	case w == n.w:
-		c.w++
-	}
+	hold(a, n.a, &c.a)
+	hold(e, n.e, &c.e)
+	hold(w, n.w, &c.w)
 	for _, lv := range k.lv {
 		n := &lv[x]
 		changed := false
@@ -763,18 +762,19 @@ func (k *qclass) drop(i int) bool {
 	// block's waiting jobs; then each node from its children while that
 	// changes it.
 	m := *n
-	bs := k.bits[b]
-	if bs == 0 {
+	switch bs := k.bits[b]; {
+	case bs == 0:
 		m, *c = noneWaits, minCount{}
-	}
-	if lostA && bs != 0 {
-		m.a, c.a = least(k.a, b, bs, math.MaxInt32)
-	}
-	if lostE && bs != 0 {
-		m.e, c.e = least(k.e, b, bs, float32(math.Inf(1)))
-	}
-	if lostW && bs != 0 && k.w != nil { // (without weights only an empty block loses its)
-		m.w, c.w = least(k.w, b, bs, float32(math.Inf(1)))
+	default:
+		if lostA {
+			m.a, c.a = least(k.a, b, bs, math.MaxInt32)
+		}
+		if lostE {
+			m.e, c.e = least(k.e, b, bs, float32(math.Inf(1)))
+		}
+		if lostW && k.w != nil { // (without weights only an empty block loses its)
+			m.w, c.w = least(k.w, b, bs, float32(math.Inf(1)))
+		}
 	}
 	x := b
 	for h, lv := range k.lv {
@@ -808,7 +808,7 @@ func (k *qclass) drop(i int) bool {
 // minAlloc is the least allocation of an admitted waiting job
 // (math.MaxInt32 if none).
 func (ix *queueIndex) minAlloc() int32 {
-	for w, m := range ix.held {
+	for w, m := range ix.nonEmpty {
 		if m != 0 {
 			return ix.tops[w<<6+bits.TrailingZeros64(m)].root.a
 		}
@@ -1065,7 +1065,7 @@ func (w *walk) indexed(free int) int32 {
 			cur = ix.searchEASY(c, &f, ix.from[c])
 		case cur == curStale:
 			cur = k.search(&f, ix.from[c])
-		case k.bits[cur>>blockBits]&(1<<(cur&63)) == 0 || !f.pass(k, int(cur)):
+		case !k.waits(cur) || !f.pass(k, int(cur)):
 			// The test grew stricter since (or the job started): nothing
 			// before it passed a looser one.
 			cur = k.search(&f, cur+1)
@@ -1106,12 +1106,14 @@ func (w *walk) indexed(free int) int32 {
 // where a wide head waits for hours, a walk had tested 25 classes, 22 of
 // them for nothing.)
 func (ix *queueIndex) easyClasses(f *filter, free int) {
+	if !(f.shadow <= ix.lastS) || f.extra > ix.lastX {
+		clear(ix.passed)
+	}
 	switch {
 	case !(f.shadow <= ix.lastS):
 		for i := range ix.maybeE {
 			ix.maybeE[i] = ^uint64(0)
 		}
-		clear(ix.passed)
 	case f.extra > ix.lastX:
 		// A marked class's least allocation exceeds the last extra nodes
 		// (it only grows, or an arrival unmarks the class): those that
@@ -1124,7 +1126,6 @@ func (ix *queueIndex) easyClasses(f *filter, free int) {
 				ix.maybeE[i>>6] |= 1 << (i & 63)
 			}
 		}
-		clear(ix.passed)
 	}
 	ix.lastS, ix.lastX = f.shadow, f.extra
 	ix.live = ix.live[:0]
@@ -1169,11 +1170,11 @@ func (ix *queueIndex) easyClasses(f *filter, free int) {
 func (ix *queueIndex) searchEASY(c int, f *filter, from int32) int32 {
 	k := &ix.classes[c]
 	at := ix.passed[c]
-	if from == at+1 && int(at) < len(k.jobs) && k.bits[at>>blockBits]&(1<<(at&63)) == 0 {
+	if from == at+1 && int(at) < len(k.jobs) && !k.waits(at) {
 		at = from // (the job found there started)
 	}
 	start := max(from, at)
-	if start == at && int(at) < len(k.jobs) && k.bits[at>>blockBits]&(1<<(at&63)) != 0 && f.pass(k, int(at)) {
+	if start == at && int(at) < len(k.jobs) && k.waits(at) && f.pass(k, int(at)) {
 		return at // (what the last search found, still waiting and passing)
 	}
 	p := k.search(f, start)
