@@ -68,11 +68,17 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 		{Name: "easy_shutdown_later", Backfill: EASY, Shutdown: &Shutdown{After: 600}},
 		{Name: "easy_every_10min", Backfill: EASY, Interval: 600},
 	}
-	// (Long queues too: the queue index needs every job.)
+	// (Long queues too: the queue index needs every job; and the queue
+	// indexed from the first arrival on, the index growing in place with
+	// every piece.)
 	randomCases{seeds: 8, stream: 11, jobs: 3000, span: 60}.run(t, policies, func(t *testing.T, seed uint64, jobs []workload.Job, m *Machine, pol *Policy) {
 		whole, err := simulate(jobs, m, m.Nodes, pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if seed%2 == 1 {
+			defer func(at, work int) { queueIndexAt, queueBuildWork = at, work }(queueIndexAt, queueBuildWork)
+			queueIndexAt, queueBuildWork = 1, 0
 		}
 		stop := make(chan struct{})
 		f := feedInPieces(jobs, seed, stop)
@@ -94,6 +100,9 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 		}
 		if len(fed.jobs) != len(jobs) {
 			t.Fatalf("fed %d jobs of %d", len(fed.jobs), len(jobs))
+		}
+		if queueIndexAt == 1 && !fed.q.scanOnly && (fed.q.builds != 1 || fed.q.ix.n != len(jobs)) {
+			t.Fatalf("indexed from the start: built %d times, holding %d jobs of %d; want it built once and grown", fed.q.builds, fed.q.ix.n, len(jobs))
 		}
 		for i := range jobs {
 			if fed.start[i] != whole.start[i] || fed.end[i] != whole.end[i] {

@@ -22,7 +22,7 @@ func (s *sim) enqueue(j int32) {
 			s.order[j] = p.Order.Num(&s.env)
 		}
 	}
-	if s.indexed() && int(j) >= s.q.ix.n {
+	if s.indexed() && int(j) >= s.q.ix.n && !s.growIndex() {
 		// (a job read after the index was built: see toIndex)
 		s.toScan()
 	}

@@ -79,6 +79,7 @@ type queueState struct {
 	scanOnly bool  // the queue cannot be indexed (see above)
 	dynRules bool  // some rule of the policy reads more than fixed job fields
 	ix       *queueIndex
+	builds   int       // times the index was built (a streamed run's may grow instead)
 	allocs   *allocSet // scan-only runs: allocations of the waiting jobs
 	walk     walk      // the walk of the pass (one at a time)
 }
@@ -101,6 +102,7 @@ type queueIndex struct {
 	fen      *fenwick   // greedy backfilling: the same, counted
 	refused  []int32    // waiting jobs the static admit rule refuses (they never start)
 	seen     int32      // incremental passes: jobs from this one on arrived since the last pass
+	growable bool       // a streamed run's index takes the jobs read later in place (see growIndex)
 	pruneE   bool       // estimates are fixed per job (no frequency rule)
 	pruneW   bool       // weights are fixed per job: budget weights (no weight rule on time), or powercaps' least increments
 	// For the pass's candidate walk: the classes that may still hold a
@@ -291,10 +293,10 @@ func (s *sim) indexDue(pass bool) bool {
 // toIndex moves the queue into the index, building it on first use.
 func (s *sim) toIndex() {
 	q := &s.q
-	if q.ix != nil && q.ix.n < len(s.jobs) {
+	if q.ix != nil && q.ix.n < len(s.jobs) && !s.growIndex() {
 		// A streamed run's index holds the jobs read when it was built:
-		// build it again, on twice as many (or all), so that rebuilding
-		// costs O(jobs) in all.
+		// where they cannot join it in place, build it again, on twice as
+		// many (or all), so that rebuilding costs O(jobs) in all.
 		if err := s.readUpTo(2 * q.ix.n); err != nil {
 			s.stream.abandoned = true
 			return
@@ -302,6 +304,7 @@ func (s *sim) toIndex() {
 		q.ix = nil
 	}
 	if q.ix == nil {
+		q.builds++
 		ix, ok := s.buildIndex()
 		if !ok {
 			q.scanOnly = true
@@ -321,6 +324,45 @@ func (s *sim) toIndex() {
 	ix.on = true
 	q.allocs = nil
 	s.changed = true
+}
+
+// growIndex extends a streamed run's index to the jobs read since it was
+// built, if it can (see buildIndex): in trace order each comes after
+// every job indexed, last in its class. (Building the index again on
+// twice as many jobs had to wait for the reader to get that far: on
+// CEA-Curie on 60,000 processors, where the queue is long long before
+// the trace is read, 20 to 30 ms of a run of 350 ms.)
+func (s *sim) growIndex() bool {
+	ix := s.q.ix
+	n := len(s.jobs)
+	if !ix.growable {
+		return false
+	}
+	for _, a := range s.alloc[ix.n:n] {
+		if classOf(a) >= len(ix.classes) {
+			return false // (wider than the machine: the run will say so)
+		}
+	}
+	for j := int32(ix.n); j < int32(n); j++ {
+		a := s.alloc[j]
+		c := classOf(a)
+		k := &ix.classes[c]
+		ix.cls = append(ix.cls, uint8(c))
+		ix.loc = append(ix.loc, int32(len(k.jobs)))
+		k.jobs = append(k.jobs, j)
+		k.a = append(k.a, a)
+		k.e = append(k.e, below(s.est[j]))
+		k.maxA = max(k.maxA, a)
+	}
+	for c := range ix.classes {
+		ix.classes[c].grow(len(ix.classes[c].jobs))
+	}
+	ix.set.grow(n)
+	if ix.fen != nil {
+		ix.fen.grow(n)
+	}
+	ix.n = n
+	return true
 }
 
 // toScan moves the queue back into s.queue, in queue order.
@@ -448,12 +490,21 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		ix.cls[i] = uint8(c)
 		count[c]++
 	}
+	// A streamed run's jobs read later join the index in place (see
+	// growIndex): in trace order, with nothing to evaluate for them, and
+	// every class of the machine at hand.
+	ix.growable = s.stream.feed != nil && ix.rank == nil && ix.admit == nil && !ix.pruneW && s.prio == nil && s.order == nil
+	classes := 0
+	if ix.growable {
+		classes = classOf(int32(max(s.nodes, 1))) + 1
+	}
 	for c := len(count) - 1; c >= 0; c-- {
 		if count[c] > 0 {
-			ix.classes = make([]qclass, c+1)
+			classes = max(classes, c+1)
 			break
 		}
 	}
+	ix.classes = make([]qclass, classes)
 	jobs, as, es := make([]int32, m), make([]int32, m), make([]float32, m)
 	var ws []float32
 	if ix.pruneW {
@@ -462,7 +513,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	off := 0
 	ix.topOf = make([]int32, len(ix.classes))
 	for c := range ix.classes {
-		if count[c] == 0 {
+		if count[c] == 0 && !ix.growable {
 			continue
 		}
 		ix.topOf[c] = int32(len(ix.tops))
@@ -677,6 +728,56 @@ func (k *qclass) makeTree(places int) {
 	}
 }
 
+// grow makes room in the class's tree for places places, none of the new
+// ones waiting.
+func (k *qclass) grow(places int) {
+	blocks := (places + 1<<blockBits - 1) >> blockBits
+	if blocks <= len(k.bits) {
+		return
+	}
+	k.bits = append(k.bits, make([]uint64, blocks-len(k.bits))...)
+	k.held = append(k.held, make([]minCount, blocks-len(k.held))...)
+	for h, n := 0, blocks; ; h, n = h+1, (n+fan-1)>>fanBits {
+		if h == len(k.lv) {
+			k.lv = append(k.lv, nil) // (a level above the old root)
+		}
+		lv := k.lv[h]
+		for x := len(lv); x < n; x++ {
+			m := noneWaits
+			if h > 0 {
+				m = k.minOf(k.lv[h-1][x<<fanBits : min((x+1)<<fanBits, len(k.lv[h-1]))])
+			}
+			lv = append(lv, m)
+		}
+		k.lv[h] = lv
+		if n == 1 {
+			return
+		}
+	}
+}
+
+// minOf is a node over the nodes of group.
+func (k *qclass) minOf(group []qnode) qnode {
+	m := noneWaits
+	for _, o := range group {
+		m.a = min(m.a, o.a)
+		if o.e < m.e {
+			m.e = o.e
+		}
+	}
+	switch {
+	case k.w != nil:
+		for _, o := range group {
+			if o.w < m.w {
+				m.w = o.w
+			}
+		}
+	case m.a != math.MaxInt32:
+		m.w = 0 // (without weights a node's is 0 while a job under it waits)
+	}
+	return m
+}
+
 // least is the least of vals over the waiting places of block b (bits
 // bs), none if no place waits, and how many places hold it.
 func least[T int32 | float32](vals []T, b int, bs uint64, none T) (T, uint8) {
@@ -790,16 +891,7 @@ func (k *qclass) drop(i int) bool {
 			return false // it held none of its parent's minima, which stand (m only grew)
 		}
 		g := x &^ (fan - 1) // its group
-		m = noneWaits
-		for _, o := range lv[g:min(g+fan, len(lv))] {
-			m.a = min(m.a, o.a)
-			if o.e < m.e {
-				m.e = o.e
-			}
-			if o.w < m.w {
-				m.w = o.w
-			}
-		}
+		m = k.minOf(lv[g:min(g+fan, len(lv))])
 		x >>= fanBits
 	}
 	return false
@@ -1106,23 +1198,34 @@ func (w *walk) indexed(free int) int32 {
 // where a wide head waits for hours, a walk had tested 25 classes, 22 of
 // them for nothing.)
 func (ix *queueIndex) easyClasses(f *filter, free int) {
-	if !(f.shadow <= ix.lastS) || f.extra > ix.lastX {
-		clear(ix.passed)
-	}
 	switch {
 	case !(f.shadow <= ix.lastS):
+		clear(ix.passed)
 		for i := range ix.maybeE {
 			ix.maybeE[i] = ^uint64(0)
 		}
 	case f.extra > ix.lastX:
-		// A marked class's least allocation exceeds the last extra nodes
-		// (it only grows, or an arrival unmarks the class): those that
-		// fit in the extra nodes now may pass again.
+		// Only jobs whose allocations lie in (lastX, extra] may pass where
+		// they failed (on CEA-Curie on 60,000 processors the extra nodes
+		// grow in one walk in six, as jobs end before their estimates;
+		// clearing every class's place then made two in three searches
+		// start from the first place). A marked class's least allocation
+		// exceeds the last extra nodes (it only grows, or an arrival
+		// unmarks the class): those that fit in the extra nodes now may
+		// pass again.
 		for i := range ix.tops {
-			if int(ix.tops[i].low) > f.extra {
+			t := &ix.tops[i]
+			if int(t.low) > f.extra {
 				break
 			}
-			if a := int(ix.tops[i].root.a); a <= f.extra && a > ix.lastX {
+			a := int(t.root.a)
+			if a > f.extra {
+				continue // (no waiting job fits in the extra nodes; none waits: MaxInt32)
+			}
+			if int(ix.classes[t.class].maxA) > ix.lastX {
+				ix.passed[t.class] = 0
+			}
+			if a > ix.lastX {
 				ix.maybeE[i>>6] |= 1 << (i & 63)
 			}
 		}
@@ -1158,10 +1261,11 @@ func (ix *queueIndex) easyClasses(f *filter, free int) {
 // the rest of EASY's test — their estimates end past the shadow time and
 // their allocations exceed the extra nodes — and they go on failing it
 // while time goes on and the shadow time and the extra nodes do not grow
-// past the walk's (easyClasses then clears every class's place; the extra
-// nodes shrink as a walk starts jobs in them, so only searches before that
-// move places), and no job joins the class before its place (insert moves
-// the place back). A search starts there; if the job there still waits
+// past the walk's (when they do, easyClasses clears the place of every
+// class, or of those that may hold a job fitting the extra nodes now and
+// not then; the extra nodes shrink as a walk starts jobs in them, so only
+// searches before that move places), and no job joins the class before
+// its place (insert moves the place back). A search starts there; if the job there still waits
 // and passes, it is the one (on CEA-Curie on 60,000 processors two in
 // three searches of a walk's start find what the last walk had found and
 // then had no nodes left for). The place moves on to what a search finds,
@@ -1277,6 +1381,14 @@ func newRankSet(n int) rankSet {
 	return rankSet{l0: make([]uint64, w0), l1: make([]uint64, w1), l2: make([]uint64, (w1+63)>>6)}
 }
 
+// grow makes room for ranks below n.
+func (t *rankSet) grow(n int) {
+	w := newRankSet(n)
+	t.l0 = append(t.l0, make([]uint64, len(w.l0)-len(t.l0))...)
+	t.l1 = append(t.l1, make([]uint64, len(w.l1)-len(t.l1))...)
+	t.l2 = append(t.l2, make([]uint64, len(w.l2)-len(t.l2))...)
+}
+
 func (t *rankSet) add(r int32) {
 	t.l0[r>>6] |= 1 << (r & 63)
 	t.l1[r>>12] |= 1 << ((r >> 6) & 63)
@@ -1361,6 +1473,19 @@ type fenwick struct {
 }
 
 func newFenwick(n int) *fenwick { return &fenwick{t: make([]int32, n+1)} }
+
+// grow makes room for ranks below n, none counted: a new node i covers
+// ranks from i − (i & −i) to i − 1, of which only those before the old
+// end may count.
+func (f *fenwick) grow(n int) {
+	n0 := len(f.t) - 1
+	f.t = append(f.t, make([]int32, n-n0)...)
+	for i := n0 + 1; i <= n; i++ {
+		if lo := i - i&-i; lo < n0 {
+			f.t[i] = int32(f.prefix(n0) - f.prefix(lo))
+		}
+	}
+}
 
 func (f *fenwick) add(i int, d int32) {
 	f.total += int(d)
