@@ -347,11 +347,11 @@ func (s *sim) growIndex() bool {
 		a := s.alloc[j]
 		c := classOf(a)
 		k := &ix.classes[c]
-		ix.cls = append(ix.cls, uint8(c))
-		ix.loc = append(ix.loc, int32(len(k.jobs)))
-		k.jobs = append(k.jobs, j)
-		k.a = append(k.a, a)
-		k.e = append(k.e, below(s.est[j]))
+		ix.cls = push(ix.cls, uint8(c))
+		ix.loc = push(ix.loc, int32(len(k.jobs)))
+		k.jobs = push(k.jobs, j)
+		k.a = push(k.a, a)
+		k.e = push(k.e, below(s.est[j]))
 		k.maxA = max(k.maxA, a)
 	}
 	for c := range ix.classes {
@@ -363,6 +363,16 @@ func (s *sim) growIndex() bool {
 	}
 	ix.n = n
 	return true
+}
+
+// push appends v to a, doubling its capacity where it must grow (append
+// grows long slices by a quarter at a time: a class of CEA-Curie grown a
+// few jobs at a time copied itself over and over, 10 ms of a run).
+func push[T any](a []T, v T) []T {
+	if len(a) == cap(a) {
+		a = slices.Grow(a, max(len(a), 8))
+	}
+	return append(a, v)
 }
 
 // toScan moves the queue back into s.queue, in queue order.
@@ -483,17 +493,23 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		ix.base = s.queue[0]
 	}
 	m := n - int(ix.base)
+	// A streamed run's jobs read later join the index in place (see
+	// growIndex): in trace order, with nothing to evaluate for them, into
+	// every class of the machine, with room for as many jobs as the
+	// reader expects (fresh memory costs: a page's first touch cost as
+	// much as 2 µs here), each class's in its share of those read.
+	ix.growable = s.stream.feed != nil && ix.rank == nil && ix.admit == nil && !ix.pruneW && s.prio == nil && s.order == nil
+	room := m
+	if ix.growable {
+		room = max(m, cap(s.jobs)-int(ix.base))
+	}
 	var count [128]int32 // (classOf < 128 for every int32)
-	ix.cls = make([]uint8, m)
+	ix.cls = make([]uint8, m, room)
 	for i, a := range s.alloc[ix.base:] {
 		c := classOf(a)
 		ix.cls[i] = uint8(c)
 		count[c]++
 	}
-	// A streamed run's jobs read later join the index in place (see
-	// growIndex): in trace order, with nothing to evaluate for them, and
-	// every class of the machine at hand.
-	ix.growable = s.stream.feed != nil && ix.rank == nil && ix.admit == nil && !ix.pruneW && s.prio == nil && s.order == nil
 	classes := 0
 	if ix.growable {
 		classes = classOf(int32(max(s.nodes, 1))) + 1
@@ -505,10 +521,15 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		}
 	}
 	ix.classes = make([]qclass, classes)
-	jobs, as, es := make([]int32, m), make([]int32, m), make([]float32, m)
+	share := func(c int) int { return int(int64(count[c]) * int64(room) / int64(max(m, 1))) }
+	all := 0
+	for c := range classes {
+		all += share(c)
+	}
+	jobs, as, es := make([]int32, all), make([]int32, all), make([]float32, all)
 	var ws []float32
 	if ix.pruneW {
-		ws = make([]float32, m)
+		ws = make([]float32, all)
 	}
 	off := 0
 	ix.topOf = make([]int32, len(ix.classes))
@@ -519,7 +540,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		ix.topOf[c] = int32(len(ix.tops))
 		ix.tops = append(ix.tops, classTop{class: int32(c), low: int32(classLow(c)), root: noneWaits})
 		k := &ix.classes[c]
-		end := off + int(count[c])
+		end := off + share(c)
 		k.jobs, k.a, k.e = jobs[off:off:end], as[off:off:end], es[off:off:end]
 		if ws != nil {
 			k.w = ws[off:off:end]
@@ -527,7 +548,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		off = end
 		k.makeTree(int(count[c]))
 	}
-	ix.loc = make([]int32, m)
+	ix.loc = make([]int32, m, room)
 	weight := s.weightOf
 	if s.caps != nil {
 		slowest := s.caps.slowest(s)
@@ -1376,17 +1397,23 @@ func (s *sim) listWalk(list []int32) *walk {
 type rankSet struct{ l0, l1, l2 []uint64 }
 
 func newRankSet(n int) rankSet {
-	w0 := (n + 63) >> 6
-	w1 := (w0 + 63) >> 6
-	return rankSet{l0: make([]uint64, w0), l1: make([]uint64, w1), l2: make([]uint64, (w1+63)>>6)}
+	w0, w1, w2 := rankWords(n)
+	return rankSet{l0: make([]uint64, w0), l1: make([]uint64, w1), l2: make([]uint64, w2)}
+}
+
+// rankWords is the length of each level of a set of ranks below n.
+func rankWords(n int) (w0, w1, w2 int) {
+	w0 = (n + 63) >> 6
+	w1 = (w0 + 63) >> 6
+	return w0, w1, (w1 + 63) >> 6
 }
 
 // grow makes room for ranks below n.
 func (t *rankSet) grow(n int) {
-	w := newRankSet(n)
-	t.l0 = append(t.l0, make([]uint64, len(w.l0)-len(t.l0))...)
-	t.l1 = append(t.l1, make([]uint64, len(w.l1)-len(t.l1))...)
-	t.l2 = append(t.l2, make([]uint64, len(w.l2)-len(t.l2))...)
+	w0, w1, w2 := rankWords(n)
+	t.l0 = append(t.l0, make([]uint64, w0-len(t.l0))...)
+	t.l1 = append(t.l1, make([]uint64, w1-len(t.l1))...)
+	t.l2 = append(t.l2, make([]uint64, w2-len(t.l2))...)
 }
 
 func (t *rankSet) add(r int32) {
