@@ -41,6 +41,30 @@ measure() {
   echo "$best $rss"
 }
 
+# best wall time and peak RSS (KB) of each of several commands (each one
+# string, quoted for eval), run in turns REPS times, one line each: a
+# ratio between them is not skewed by the machine's speed drifting from
+# one command to the next (on a shared 2-core VM the same run's time moved
+# by a third within minutes, more than the ratios measured)
+measure_turns() {
+  local i t0 t1 t m c
+  local best=() rss=()
+  for _ in $(seq "$reps"); do
+    i=0
+    for c in "$@"; do
+      t0=$(date +%s%N)
+      eval "/usr/bin/time -o \"\$tfile\" -f %M $c" >/dev/null 2>&1
+      t1=$(date +%s%N)
+      t=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", (b-a)/1e9}')
+      read -r m < "$tfile"
+      if [ -z "${best[i]:-}" ] || awk "BEGIN{exit !($t < ${best[i]})}"; then best[i]=$t; fi
+      [ "$m" -gt "${rss[i]:-0}" ] && rss[i]=$m
+      i=$((i + 1))
+    done
+  done
+  for i in "${!best[@]}"; do echo "${best[i]} ${rss[i]}"; done
+}
+
 # What --report adds to a run of a 3-year trace, SDSC-BLUE (232,536 jobs),
 # under three policies: the issue's bound is 1 s and 50 MB. The page is
 # written to the build's temporary directory (removed on exit).
@@ -126,24 +150,36 @@ curie="$data/traces/CEA-Curie-2011-2.1-cln.swf.gz"
 hpc2n="$data/traces/HPC2N-2002-2.1-cln.swf.gz"
 blue="$data/traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
 row() { awk -v c="$1" -v w="$2" -v r="$3" -v b="$4" -v a="$5" 'BEGIN{printf "%-62s %8.3f %7.1f MB %6.2fx  [%s]\n", c, w, r/1024, w/b, a}'; }
-read -r cown rown < <(measure "$bin" run examples/replay.pwr --set "trace=$curie" --set policy=easy)
+# (Each overloaded run in turns with the run it is compared with.)
+q() { printf '%q ' "$@"; }
+replay=$(q "$bin" run examples/replay.pwr --set "trace=$curie" --set policy=easy)
+mapfile -t t < <(measure_turns "$replay" "$replay --set nodes=70000" "$replay --set nodes=60000" \
+  "$(q "$bin" run scripts/bench/zhou.pwr --experiment base --set "trace=$curie" -j 1)")
+read -r cown rown <<< "${t[0]}"
 row "CEA-Curie on its own 93,312 processors, EASY" "$cown" "$rown" "$cown" "itself"
-for n in 70000 60000; do
-  read -r w r < <(measure "$bin" run examples/replay.pwr --set "trace=$curie" --set policy=easy --set "nodes=$n")
-  row "CEA-Curie on $n processors, EASY" "$w" "$r" "$cown" "CEA-Curie on its own"
+for k in 1 2; do
+  read -r w r <<< "${t[k]}"
+  row "CEA-Curie on $((k == 1 ? 70000 : 60000)) processors, EASY" "$w" "$r" "$cown" "CEA-Curie on its own"
 done
-read -r w r < <(measure "$bin" run scripts/bench/zhou.pwr --experiment base --set "trace=$curie" -j 1)
+read -r w r <<< "${t[3]}"
 row "CEA-Curie scaled onto Intrepid, bgp_easy" "$w" "$r" "$cown" "CEA-Curie on its own"
-read -r hown hr < <(measure "$bin" run examples/replay.pwr --set "trace=$hpc2n" --set policy=easy)
+replay=$(q "$bin" run examples/replay.pwr --set "trace=$hpc2n" --set policy=easy)
+mapfile -t t < <(measure_turns "$replay" "$replay --set nodes=160")
+read -r hown hr <<< "${t[0]}"
 row "HPC2N on its own 240 processors, EASY" "$hown" "$hr" "$hown" "itself"
-read -r w r < <(measure "$bin" run examples/replay.pwr --set "trace=$hpc2n" --set policy=easy --set nodes=160)
+read -r w r <<< "${t[1]}"
 row "HPC2N on 160 of its 240 processors, EASY" "$w" "$r" "$hown" "HPC2N on its own"
 # examples/zhou_trace.pwr (SDSC-BLUE on Intrepid): a budget run needs its
 # baseline, so it is timed as (baseline + it) − baseline alone.
-read -r base br < <(measure "$bin" run scripts/bench/zhou.pwr --experiment base --set "trace=$blue" -j 1)
+zhou=$(q "$bin" run scripts/bench/zhou.pwr --set "trace=$blue" -j 1)
+mapfile -t t < <(measure_turns "$zhou --experiment base" "$zhou --experiment pair --set policy=zhou_pb50" \
+  "$zhou --experiment pair --set policy=zhou_pb60" "$zhou --experiment pair --set policy=zhou_pb70" \
+  "$zhou --experiment pair --set policy=zhou_pb80" "$zhou --experiment pair --set policy=zhou_pb90")
+read -r base br <<< "${t[0]}"
 row "SDSC-BLUE on Intrepid, bgp_easy (zhou_trace's baseline)" "$base" "$br" "$base" "itself"
-for pb in 50 60 70 80 90; do
-  read -r w r < <(measure "$bin" run scripts/bench/zhou.pwr --experiment pair --set "trace=$blue" --set "policy=zhou_pb$pb" -j 1)
+for k in 1 2 3 4 5; do
+  pb=$((40 + 10 * k))
+  read -r w r <<< "${t[k]}"
   d=$(awk -v a="$w" -v b="$base" 'BEGIN{print a-b}')
   row "SDSC-BLUE on Intrepid, zhou_pb$pb alone (baseline+it − baseline)" "$d" "$r" "$base" "its baseline"
 done
