@@ -59,11 +59,14 @@ import (
 
 // queueIndexAt is the queue length at which an eligible run indexes its
 // queue; tests set it to 1 (always) or to math.MaxInt (never). Measured
-// on the engine alone (EASY): at 512 the unloaded replays of HPC2N,
-// SDSC-BLUE and CEA-Curie take what they take never indexed (within 2 %),
-// and CEA-Curie on 70,000 processors takes 208 ms against 238 ms at 1024
-// (333 ms never); at 256 SDSC-BLUE, which stays near it, loses 8 %.
-var queueIndexAt = 512
+// in instructions of the engine alone (EASY, scripts/instructions.sh), 128
+// against 512: CEA-Curie on 70,000 processors 1,678 M against 2,279 M
+// (its queue stays in the hundreds, scanned in every pass at 512), on
+// 60,000 1,752 M against 1,816 M, on its own machine 1,226 M against
+// 1,306 M, SDSC-BLUE 946 M against 972 M, HPC2N 726 M against 739 M; 64
+// was no better. (When the index cost more to keep, 256 had cost
+// SDSC-BLUE 8 %.)
+var queueIndexAt = 128
 
 // queueBuildWork is the scan work, in jobs visited per job of the run,
 // after which a long queue is first indexed; tests set it to 0.
@@ -1286,12 +1289,12 @@ func (ix *queueIndex) easyClasses(f *filter, free int) {
 // class, or of those that may hold a job fitting the extra nodes now and
 // not then; the extra nodes shrink as a walk starts jobs in them, so only
 // searches before that move places), and no job joins the class before
-// its place (insert moves the place back). A search starts there; if the job there still waits
-// and passes, it is the one (on CEA-Curie on 60,000 processors two in
-// three searches of a walk's start find what the last walk had found and
-// then had no nodes left for). The place moves on to what a search finds,
-// and past it once it no longer waits (it started; a job found may also be
-// refused, and then stays).
+// its place (insert moves the place back). A search starts there; if the
+// job there still waits and passes, it is the one (on CEA-Curie on 60,000
+// processors two in three searches of a walk's start find what the last
+// walk had found and then had no nodes left for). The place moves on to
+// what a search finds, and past it once it no longer waits (it started; a
+// job found may also be refused, and then stays).
 func (ix *queueIndex) searchEASY(c int, f *filter, from int32) int32 {
 	k := &ix.classes[c]
 	at := ix.passed[c]

@@ -12,7 +12,7 @@ import (
 
 // BenchmarkOverloaded replays traces on machines too small for them, where
 // thousands of jobs wait (issue 12): a synthetic queue on 256 nodes at
-// three times its load; CEA-Curie on 60,000 of its 93,312
+// three times its load; CEA-Curie on 70,000 and 60,000 of its 93,312
 // processors, and scaled onto Intrepid's 40,960 nodes in midplanes of 512
 // (examples/zhou_trace.pwr's machine), EASY; and a budget during peak
 // hours on top of the latter (Zhou's knapsack, window 10).
@@ -47,6 +47,7 @@ func BenchmarkOverloaded(b *testing.B) {
 		jobs, _ := workload.Clean(tr, workload.Cleaning{Cores: 1, Nodes: nodes})
 		return jobs
 	}
+	b.Run("curie_70000", func(b *testing.B) { run(b, clean(70000), 70000, Policy{Backfill: EASY}, math.Inf(1)) })
 	b.Run("curie_60000", func(b *testing.B) { run(b, clean(60000), 60000, Policy{Backfill: EASY}, math.Inf(1)) })
 	intrepid := scaleJobs(clean(93312), 93312, 40960)
 	bgp := Policy{Backfill: EASY, Contiguous: 512}
