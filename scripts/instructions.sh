@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Counts the instructions the engine executes (valgrind's callgrind) for
 # the runtime's benchmark cases: the replays of CEA-Curie, HPC2N and
-# SDSC-BLUE under EASY, and the overloaded queues (CEA-Curie on 60,000
-# processors, scaled onto Intrepid, with Zhou's budget; bench.sh's
+# SDSC-BLUE under EASY, and the overloaded queues (CEA-Curie on 70,000 and
+# 60,000 processors, scaled onto Intrepid, with Zhou's budget; bench.sh's
 # synthetic queue). Instruction counts are the same from one run to the
 # next whatever else the machine is doing (two runs agree to about 0.2 %),
 # where wall times on a shared 2-core VM move by a third: use them to
@@ -43,6 +43,7 @@ row() { # case, instructions, and those of the run it is compared with (if any)
 }
 curie=$(count 'Engine/CEA-Curie.*/easy$')
 row "CEA-Curie on its own machine, EASY" "$curie" "$curie"
+row "CEA-Curie on 70,000 processors, EASY" "$(count 'Overloaded/curie_70000$')" "$curie"
 row "CEA-Curie on 60,000 processors, EASY" "$(count 'Overloaded/curie_60000$')" "$curie"
 row "CEA-Curie scaled onto Intrepid, bgp_easy" "$(count 'Overloaded/curie_intrepid$')" "$curie"
 row "the same with a budget during peak (knapsack)" "$(count 'Overloaded/curie_intrepid_budget$')" "$curie"
