@@ -25,22 +25,6 @@ tfile=$(mktemp)
 trap 'rm -rf "$(dirname "$bin")" "$tfile"' EXIT
 go build -o "$bin" ./cmd/pwrc
 
-# best wall time and peak RSS (KB) of REPS runs of a command (the clock
-# in ns: time's %e has 10 ms steps, coarse beside runs of 0.2 s)
-measure() {
-  local best="" rss=0 t0 t1 t m
-  for _ in $(seq "$reps"); do
-    t0=$(date +%s%N)
-    /usr/bin/time -o "$tfile" -f "%M" "$@" >/dev/null 2>&1
-    t1=$(date +%s%N)
-    t=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", (b-a)/1e9}')
-    read -r m < "$tfile"
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  echo "$best $rss"
-}
-
 # best wall time and peak RSS (KB) of each of several commands (each one
 # string, quoted for eval), run in turns REPS times, one line each: a
 # ratio between them is not skewed by the machine's speed drifting from
@@ -64,6 +48,13 @@ measure_turns() {
   done
   for i in "${!best[@]}"; do echo "${best[i]} ${rss[i]}"; done
 }
+
+# best wall time and peak RSS (KB) of REPS runs of a command (the clock
+# in ns: time's %e has 10 ms steps, coarse beside runs of 0.2 s)
+measure() { measure_turns "$(q "$@")"; }
+
+# a command's words quoted for eval
+q() { printf '%q ' "$@"; }
 
 # What --report adds to a run of a 3-year trace, SDSC-BLUE (232,536 jobs),
 # under three policies: the issue's bound is 1 s and 50 MB. The page is
@@ -151,7 +142,6 @@ hpc2n="$data/traces/HPC2N-2002-2.1-cln.swf.gz"
 blue="$data/traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
 row() { awk -v c="$1" -v w="$2" -v r="$3" -v b="$4" -v a="$5" 'BEGIN{printf "%-62s %8.3f %7.1f MB %6.2fx  [%s]\n", c, w, r/1024, w/b, a}'; }
 # (Each overloaded run in turns with the run it is compared with.)
-q() { printf '%q ' "$@"; }
 replay=$(q "$bin" run examples/replay.pwr --set "trace=$curie" --set policy=easy)
 mapfile -t t < <(measure_turns "$replay" "$replay --set nodes=70000" "$replay --set nodes=60000" \
   "$(q "$bin" run scripts/bench/zhou.pwr --experiment base --set "trace=$curie" -j 1)")
