@@ -317,38 +317,29 @@ func (s *sim) pass() bool {
 	// FCFS: start heads while they fit.
 	// (In scan mode the one batch is the queue: k is a position in it.)
 	head, headAt, first, heads := int32(-1), -1, -1, 0
-	if s.indexed() && s.pol.Admit == nil && s.defers == nil {
-		// A long queue's first job mostly does not fit: then it is the
-		// head, found without setting up a walk.
-		if j := s.q.ix.first(0); j >= 0 && int(s.alloc[j]) > free {
-			head, headAt = j, 0
-		}
-	}
-	if head < 0 {
-	heads:
-		for b := s.cands(walkAll, 0, -1, free); len(b) > 0; b = s.more(free) {
-			for k, j := range b {
-				if !s.admitted(j) {
-					continue
-				}
-				if int(s.alloc[j]) > free {
-					if s.defers != nil {
-						s.defers.release(j, s.now) // waits for nodes now, not for a price
-					}
-					head, headAt = j, k
-					break heads
-				}
-				if s.defers != nil && s.holds(j) {
-					head, headAt = j, k
-					break heads
-				}
-				if first < 0 {
-					first = k
-				}
-				s.startJob(j)
-				free -= int(s.alloc[j])
-				heads++
+heads:
+	for b := s.cands(walkAll, 0, -1, free); len(b) > 0; b = s.more(free) {
+		for k, j := range b {
+			if !s.admitted(j) {
+				continue
 			}
+			if int(s.alloc[j]) > free {
+				if s.defers != nil {
+					s.defers.release(j, s.now) // waits for nodes now, not for a price
+				}
+				head, headAt = j, k
+				break heads
+			}
+			if s.defers != nil && s.holds(j) {
+				head, headAt = j, k
+				break heads
+			}
+			if first < 0 {
+				first = k
+			}
+			s.startJob(j)
+			free -= int(s.alloc[j])
+			heads++
 		}
 	}
 	s.blocked = head >= 0

@@ -1101,20 +1101,23 @@ func (w *walk) fill(free int) []int32 {
 	// hands them out one at a time, each found with the free nodes left (a
 	// batch made before a job started held jobs that no longer fit, each
 	// found by a search: on CEA-Curie on 60,000 processors, 1 in 7).
+	ix := w.ix
+	buf := ix.buf[:0]
 	if w.kind == walkAll {
+		// (the waiting jobs in rank order, straight from the rank set)
 		w.grow = min(max(2*w.grow, 1), 64)
-	} else {
-		w.grow = 1
-	}
-	buf := w.ix.buf[:0]
-	for len(buf) < w.grow {
-		j := w.indexed(free)
-		if j < 0 {
-			break
+		for len(buf) < w.grow {
+			j := ix.first(w.pos)
+			if j < 0 {
+				break
+			}
+			w.pos = ix.rankOf(j) + 1
+			buf = append(buf, j)
 		}
+	} else if j := w.indexed(free); j >= 0 {
 		buf = append(buf, j)
 	}
-	w.ix.buf = buf
+	ix.buf = buf
 	return buf
 }
 
@@ -1129,18 +1132,13 @@ func (w *walk) next(free int) int32 {
 	return w.indexed(free)
 }
 
+// indexed is the next candidate of an index-mode walk that tests its jobs
+// (fill hands out a walk over every waiting job from the rank set).
 func (w *walk) indexed(free int) int32 {
 	s, ix := w.s, w.ix
 	w.skipped = 0
 	if ix == nil {
 		return -1 // (scan mode: the end of the list)
-	}
-	if w.kind == walkAll {
-		j := ix.first(w.pos)
-		if j >= 0 {
-			w.pos = ix.rankOf(j) + 1
-		}
-		return j
 	}
 	f := s.filterFor(w.kind, free)
 	if !w.init {
