@@ -51,3 +51,6 @@ row "synthetic, 230,000 jobs at load 3x on 256 nodes" "$(count 'Overloaded/synth
 for t in HPC2N SDSC-BLUE; do
 	row "$t on its own machine, EASY" "$(count "Engine/$t.*/easy\$")"
 done
+for p in fcfs greedy; do
+	row "HPC2N on its own machine, $p" "$(count "Engine/HPC2N.*/$p\$")"
+done
