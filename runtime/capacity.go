@@ -118,11 +118,9 @@ type Active struct {
 	Every  float64
 	Search ActiveSearch
 	Raise  ActiveRaise
-
-	test *activeTest // tests only
 }
 
-// activeTest are hooks for tests.
+// activeTest are hooks for tests (the activeHooks option).
 type activeTest struct {
 	decideAtStart bool                   // also decide at the first submission
 	fresh         bool                   // a new look-ahead engine for every simulation
@@ -244,7 +242,7 @@ func (s *sim) newCapacity(t0 float64) error {
 		c.inact = off
 	}
 	c.active = c.initial
-	c.applyTest(a.test)
+	c.applyTest(s.tune.active)
 	s.capa = c
 	return nil
 }

@@ -30,12 +30,12 @@ var easyExact = Policy{Name: "easy_exact", Backfill: EASY, Estimate: Exact}
 
 // runActive simulates jobs on u nodes under EASY (exact estimates) with a
 // capacity controller (nil: none).
-func runActive(t testing.TB, jobs []workload.Job, u int, a *Active) *sim {
+func runActive(t testing.TB, jobs []workload.Job, u int, a *Active, opts ...simOption) *sim {
 	t.Helper()
 	pol := easyExact
 	pol.Active = a
 	m := testMachine(u)
-	s, err := simulate(jobs, &m, u, &pol, constPower(len(jobs), m.Power.Busy), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+	s, err := simulate(jobs, &m, u, &pol, constPower(len(jobs), m.Power.Busy), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +117,8 @@ func TestOnlineToy(t *testing.T) {
 		{2, 2, []int{2}, 2, 1, 0.5},
 	} {
 		var recs []decisionRecord
-		a := &Active{Kind: ActiveOnline, SLA: c.sla, Every: 7 * 86400, test: &activeTest{decideAtStart: true, record: func(d decisionRecord) { recs = append(recs, d) }}}
-		s := runActive(t, jobs, 4, a)
+		a := &Active{Kind: ActiveOnline, SLA: c.sla, Every: 7 * 86400}
+		s := runActive(t, jobs, 4, a, activeHooks(&activeTest{decideAtStart: true, record: func(d decisionRecord) { recs = append(recs, d) }}))
 		if len(recs) != 1 || recs[0].T != 0 || recs[0].Lower != 2 || recs[0].Chosen != c.chosen || !slices.Equal(recs[0].Simulated, c.simulated) {
 			t.Fatalf("S = %g: decisions %+v, want one at 0 with L 2 choosing %d after simulating %v", c.sla, recs, c.chosen, c.simulated)
 		}
@@ -204,9 +204,6 @@ func refPolicy(a *Active, u int) reflawson.Policy {
 	if a.Raise == RaiseToMax {
 		p.Raise = reflawson.ToMax
 	}
-	if a.test != nil && a.test.decideAtStart {
-		p.DecideAtStart = true
-	}
 	return p
 }
 
@@ -215,17 +212,7 @@ func refPolicy(a *Active, u int) reflawson.Policy {
 func compareReflawson(t *testing.T, name string, jobs []workload.Job, u int, a *Active) {
 	t.Helper()
 	var recs []decisionRecord
-	if a != nil && a.Kind == ActiveOnline {
-		tt := &activeTest{}
-		if a.test != nil {
-			*tt = *a.test
-		}
-		tt.record = func(d decisionRecord) { recs = append(recs, d) }
-		a2 := *a
-		a2.test = tt
-		a = &a2
-	}
-	s := runActive(t, jobs, u, a)
+	s := runActive(t, jobs, u, a, activeHooks(&activeTest{record: func(d decisionRecord) { recs = append(recs, d) }}))
 	ref, err := reflawson.Run(refJobs(jobs), refPolicy(a, u))
 	if err != nil {
 		t.Fatal(err)
@@ -343,8 +330,8 @@ func TestOnlineDecisionProperties(t *testing.T) {
 		jobs := randomToyJobs(r, 500, u, 0.8, 60)
 		for _, sla := range []float64{math.Inf(1), 0.5, 3} {
 			var recs []decisionRecord
-			a := &Active{Kind: ActiveOnline, SLA: sla, Every: 3600, test: &activeTest{record: func(d decisionRecord) { recs = append(recs, d) }}}
-			s := runActive(t, jobs, u, a)
+			a := &Active{Kind: ActiveOnline, SLA: sla, Every: 3600}
+			s := runActive(t, jobs, u, a, activeHooks(&activeTest{record: func(d decisionRecord) { recs = append(recs, d) }}))
 			// Replaying the timeline: active ≥ busy at every instant.
 			checkActiveCovers(t, s, fmt.Sprintf("seed %d S %g", seed, sla))
 			for _, d := range recs {
@@ -616,9 +603,7 @@ func TestCapacityNodeModelsAgree(t *testing.T) {
 				}
 				counted := run()
 				table := run(recordNodes())
-				fullPassesOnly = true
-				full := run()
-				fullPassesOnly = false
+				full := run(fullPasses())
 				name := fmt.Sprintf("seed %d %+v transit %v", seed, a, transit)
 				for _, other := range []*sim{table, full} {
 					if !slices.Equal(counted.start, other.start) || fmt.Sprint(counted.activeStat()) != fmt.Sprint(other.activeStat()) ||
@@ -637,15 +622,16 @@ func TestCapacitySystemFree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 14))
 	jobs := randomToyJobs(r, 300, 64, 0.6, 60)
 	checked := 0
-	a := &Active{Kind: ActiveOnline, SLA: 5, Every: 3600, test: &activeTest{}}
-	a.test.probe = func(s *sim, l int, la *lookahead) {
+	a := &Active{Kind: ActiveOnline, SLA: 5, Every: 3600}
+	h := &activeTest{}
+	h.probe = func(s *sim, l int, la *lookahead) {
 		s.setPassEnv()
 		if got, want := s.env.System.Free, s.capa.free(s); got != want || want > s.capa.active {
 			t.Fatalf("at %g: system.free %d, want %d (active %d)", s.now, got, want, s.capa.active)
 		}
 		checked++
 	}
-	runActive(t, jobs, 64, a)
+	runActive(t, jobs, 64, a, activeHooks(h))
 	if checked == 0 {
 		t.Fatal("no simulation ran")
 	}

@@ -158,7 +158,35 @@ type sim struct {
 	identified  bool // nodes have identities even where nothing needs them
 	recordNodes bool // keep every job's node list (for --jobs)
 	keepStates  bool
+
+	tune engineTuning
 }
+
+// engineTuning are choices of the engine's own that change how it finds a
+// schedule, never which: tests vary them to compare the paths. Runs use
+// defaultTuning.
+type engineTuning struct {
+	fullPassesOnly bool        // no arrival-only passes (see incremental)
+	indexAt        int         // the queue length at which an eligible queue is indexed
+	buildWork      int         // scan work per job of the run before the index is first built
+	active         *activeTest // hooks into the capacity controller's decisions
+}
+
+var defaultTuning = engineTuning{indexAt: defaultIndexAt, buildWork: defaultBuildWork}
+
+// fullPasses makes every pass a full one (tests compare it with
+// arrival-only passes).
+func fullPasses() simOption { return func(s *sim) { s.tune.fullPassesOnly = true } }
+
+// indexQueueAt indexes an eligible queue from at waiting jobs, after work
+// jobs visited per job of the run (tests: 1 and 0 index at once;
+// math.MaxInt never does).
+func indexQueueAt(at, work int) simOption {
+	return func(s *sim) { s.tune.indexAt, s.tune.buildWork = at, work }
+}
+
+// activeHooks hooks tests into the capacity controller's decisions.
+func activeHooks(h *activeTest) simOption { return func(s *sim) { s.tune.active = h } }
 
 // simOption adjusts a run before it starts.
 type simOption func(*sim)
@@ -211,7 +239,7 @@ func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
 // pw gives each job's power per working node; budget is the power budget
 // in W (+Inf for none).
 func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []float64, budget float64, clock tariff.Clock, tar tariff.Tariff, opts ...simOption) (*sim, error) {
-	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar, pw: pw, budget: budget}
+	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar, pw: pw, budget: budget, tune: defaultTuning}
 	for _, o := range opts {
 		o(s)
 	}

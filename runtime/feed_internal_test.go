@@ -76,15 +76,16 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if seed%2 == 1 {
-			defer func(at, work int) { queueIndexAt, queueBuildWork = at, work }(queueIndexAt, queueBuildWork)
-			queueIndexAt, queueBuildWork = 1, 0
+		var opts []simOption
+		indexAtOnce := seed%2 == 1
+		if indexAtOnce {
+			opts = append(opts, indexQueueAt(1, 0))
 		}
 		stop := make(chan struct{})
 		f := feedInPieces(jobs, seed, stop)
 		first, _, _ := f.first()
 		fed, err := simulate(first, m, m.Nodes, pol, nil, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1),
-			streamFrom(f, newPowerDraw(JobPower{Kind: ConstantPower, Value: 260}, m)))
+			append(opts, streamFrom(f, newPowerDraw(JobPower{Kind: ConstantPower, Value: 260}, m)))...)
 		close(stop)
 		if pol.Name == "easy_sjf" {
 			if !errors.Is(err, errFeedAbandoned) {
@@ -101,7 +102,7 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 		if len(fed.jobs) != len(jobs) {
 			t.Fatalf("fed %d jobs of %d", len(fed.jobs), len(jobs))
 		}
-		if queueIndexAt == 1 && !fed.q.scanOnly && (fed.q.builds != 1 || fed.q.ix.n != len(jobs)) {
+		if indexAtOnce && !fed.q.scanOnly && (fed.q.builds != 1 || fed.q.ix.n != len(jobs)) {
 			t.Fatalf("indexed from the start: built %d times, holding %d jobs of %d; want it built once and grown", fed.q.builds, fed.q.ix.n, len(jobs))
 		}
 		for i := range jobs {

@@ -70,12 +70,14 @@ func TestIncrementalPassesChangeNothing(t *testing.T) {
 		{Name: "easy_shutdown", Backfill: EASY, Shutdown: &Shutdown{After: 0}},
 		{Name: "easy_shutdown_later", Backfill: EASY, Shutdown: &Shutdown{After: 600}},
 	}
-	defer func() { fullPassesOnly = false }()
 	randomCases{seeds: 12, stream: 99, jobs: 800, span: 60}.run(t, policies, func(t *testing.T, _ uint64, jobs []workload.Job, m *Machine, pol *Policy) {
 		var got [2]*sim
 		for k, full := range []bool{false, true} {
-			fullPassesOnly = full
-			s, err := simulate(jobs, m, m.Nodes, pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
+			var opts []simOption
+			if full {
+				opts = append(opts, fullPasses())
+			}
+			s, err := simulate(jobs, m, m.Nodes, pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,7 @@ func newLookahead(s *sim) *lookahead {
 		pol: p, nodes: s.nodes, machine: &la.mach, model: s.model, stretch: s.stretch, freq: s.freq,
 		budget: math.Inf(1), prio: s.prio, order: s.order,
 		clock: s.clock, tar: s.tar, led: s.led, firstT: s.firstT, priceMean: s.priceMean, peakIdx: s.peakIdx,
-		watts: make([]float64, len(s.model.Components())),
+		watts: make([]float64, len(s.model.Components())), tune: s.tune,
 	}
 	x.deps = p.deps()
 	la.nm = machine.NewCounted(s.model, s.nodes, s.now)

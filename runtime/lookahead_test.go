@@ -53,12 +53,13 @@ func TestForecastIsExact(t *testing.T) {
 		var queued []int32
 		var simStart []float64
 		chosen := -1
-		a := &Active{Kind: ActiveOnline, SLA: []float64{math.Inf(1), 50, 200}[seed%3], Every: at, test: &activeTest{record: func(d decisionRecord) {
+		a := &Active{Kind: ActiveOnline, SLA: []float64{math.Inf(1), 50, 200}[seed%3], Every: at}
+		h := &activeTest{record: func(d decisionRecord) {
 			if d.T == at {
 				chosen = d.Chosen
 			}
-		}}}
-		a.test.probe = func(s *sim, l int, la *lookahead) {
+		}}
+		h.probe = func(s *sim, l int, la *lookahead) {
 			if s.now != at {
 				return // (the last level simulated is the chosen one, unless U)
 			}
@@ -68,7 +69,7 @@ func TestForecastIsExact(t *testing.T) {
 				simStart = append(simStart, la.Start(j))
 			}
 		}
-		s := runActive(t, jobs, u, a)
+		s := runActive(t, jobs, u, a, activeHooks(h))
 		if chosen < 0 || len(queued) == 0 {
 			t.Fatalf("seed %d: no decision with a queue at %g", seed, at)
 		}
@@ -104,8 +105,9 @@ func TestLookaheadDeterministic(t *testing.T) {
 		u := []int{16, 64, 100}[seed%3]
 		jobs := randomToyJobs(r, 400, u, 0.9, 60)
 		twice := 0
-		a := &Active{Kind: ActiveOnline, SLA: 2, Every: 3600, test: &activeTest{}}
-		a.test.probe = func(s *sim, l int, la *lookahead) {
+		a := &Active{Kind: ActiveOnline, SLA: 2, Every: 3600}
+		h := &activeTest{}
+		h.probe = func(s *sim, l int, la *lookahead) {
 			q := slices.Clone(s.queue)
 			run := slices.Clone(s.run.items())
 			st := slices.Clone(s.start)
@@ -119,9 +121,8 @@ func TestLookaheadDeterministic(t *testing.T) {
 			}
 			twice++
 		}
-		reused := runActive(t, jobs, u, a)
-		b := &Active{Kind: ActiveOnline, SLA: 2, Every: 3600, test: &activeTest{fresh: true}}
-		fresh := runActive(t, jobs, u, b)
+		reused := runActive(t, jobs, u, a, activeHooks(h))
+		fresh := runActive(t, jobs, u, a, activeHooks(&activeTest{fresh: true}))
 		if !slices.Equal(reused.start, fresh.start) || !slices.Equal(reused.end, fresh.end) ||
 			fmt.Sprint(reused.activeStat()) != fmt.Sprint(fresh.activeStat()) || reused.metrics().Energy != fresh.metrics().Energy {
 			t.Fatalf("seed %d: the run differs with a fresh look-ahead engine per simulation", seed)
@@ -137,8 +138,9 @@ func TestLookaheadNoAllocs(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
 	jobs := heldThenBurst(r, 100, 100, 1e6, 60)
 	checked := false
-	a := &Active{Kind: ActiveOnline, SLA: math.Inf(1), Every: 1e6, test: &activeTest{}}
-	a.test.probe = func(s *sim, l int, la *lookahead) {
+	a := &Active{Kind: ActiveOnline, SLA: math.Inf(1), Every: 1e6}
+	h := &activeTest{}
+	h.probe = func(s *sim, l int, la *lookahead) {
 		if checked || len(s.queue) < 20 {
 			return
 		}
@@ -148,7 +150,7 @@ func TestLookaheadNoAllocs(t *testing.T) {
 			t.Errorf("forecast with %d queued, %d running: %g allocations per simulation", len(s.queue), s.run.len(), n)
 		}
 	}
-	runActive(t, jobs, 100, a)
+	runActive(t, jobs, 100, a, activeHooks(h))
 	if !checked {
 		t.Fatal("no decision with a queue of 20")
 	}
@@ -160,8 +162,9 @@ func BenchmarkLookahead(b *testing.B) {
 	var la *lookahead
 	var st *sim
 	l := 0
-	a := &Active{Kind: ActiveOnline, SLA: math.Inf(1), Every: 1e6, test: &activeTest{}}
-	a.test.probe = func(s *sim, lv int, x *lookahead) {
+	a := &Active{Kind: ActiveOnline, SLA: math.Inf(1), Every: 1e6}
+	h := &activeTest{}
+	h.probe = func(s *sim, lv int, x *lookahead) {
 		if st == nil && len(s.queue) >= 50 {
 			st, la, l = s, x, lv
 			b.ResetTimer()
@@ -171,7 +174,7 @@ func BenchmarkLookahead(b *testing.B) {
 			b.ReportMetric(float64(len(s.queue)), "queued")
 		}
 	}
-	runActive(b, jobs, 128, a)
+	runActive(b, jobs, 128, a, activeHooks(h))
 	if st == nil {
 		b.Skip("no decision with 50 queued")
 	}

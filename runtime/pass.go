@@ -280,7 +280,7 @@ func (s *sim) pass() bool {
 		// so the next pass still knows whether it may be incremental.
 		return false
 	}
-	if s.q.ix != nil || s.q.nwait >= queueIndexAt {
+	if s.q.ix != nil || s.q.nwait >= s.tune.indexAt {
 		s.queueMode()
 	}
 	if (s.q.ix != nil || s.q.allocs != nil) && s.minWaitingAlloc() > free {
@@ -400,9 +400,6 @@ func (s *sim) budgetHeld() (held bool) {
 	return true
 }
 
-// fullPassesOnly disables incremental passes; tests compare both ways.
-var fullPassesOnly = false
-
 // incremental reports whether this pass may look at new arrivals only.
 // Since the last pass only jobs arriving at the end of the queue have
 // changed anything, the policy's rules do not depend on time, and the last
@@ -420,7 +417,7 @@ var fullPassesOnly = false
 // recompute the extra budget as another sum of the same weights, which
 // may round differently: such passes stay full.)
 func (s *sim) incremental() bool {
-	if fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.defers != nil {
+	if s.tune.fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.defers != nil {
 		// (pass tests the first two before calling; a deferral decision
 		// reads the time, so a held head is decided again every pass)
 		return false

@@ -50,15 +50,16 @@ import (
 // for some job, so that its rules are evaluated exactly when and where the
 // scan evaluates them.
 //
-// An eligible run switches to index mode when queueIndexAt jobs wait, and
+// An eligible run switches to index mode when defaultIndexAt jobs wait, and
 // back when fewer than a quarter of that do: each mode does what it is
 // fastest at, and a switch is followed by a full pass. Building the index
 // visits every job of the run, so the first switch waits until passes over
 // long queues have visited as many (a trace whose queue is long only for a
 // moment never pays for it); later switches reuse the index.
 
-// queueIndexAt is the queue length at which an eligible run indexes its
-// queue; tests set it to 1 (always) or to math.MaxInt (never). Measured
+// defaultIndexAt is the queue length at which an eligible run indexes its
+// queue (tests vary it with the queueIndex option: 1, always; math.MaxInt,
+// never). Measured
 // in instructions of the engine alone (EASY, scripts/instructions.sh), 128
 // against 512: CEA-Curie on 70,000 processors 1,678 M against 2,279 M
 // (its queue stays in the hundreds, scanned in every pass at 512), on
@@ -66,11 +67,11 @@ import (
 // 1,306 M, SDSC-BLUE 946 M against 972 M, HPC2N 726 M against 739 M; 64
 // was no better. (When the index cost more to keep, 256 had cost
 // SDSC-BLUE 8 %.)
-var queueIndexAt = 128
+const defaultIndexAt = 128
 
-// queueBuildWork is the scan work, in jobs visited per job of the run,
-// after which a long queue is first indexed; tests set it to 0.
-var queueBuildWork = 1
+// defaultBuildWork is the scan work, in jobs visited per job of the run,
+// after which a long queue is first indexed (tests set it to 0).
+const defaultBuildWork = 1
 
 // queueState is what the engine keeps about its queue besides s.queue.
 type queueState struct {
@@ -267,7 +268,7 @@ func (s *sim) queueMode() {
 	switch {
 	case q.scanOnly:
 	case q.ix != nil && q.ix.on:
-		if q.nwait*4 < queueIndexAt {
+		if q.nwait*4 < s.tune.indexAt {
 			s.toScan()
 		}
 	case s.indexDue(true):
@@ -281,7 +282,7 @@ func (s *sim) queueMode() {
 // its queue).
 func (s *sim) indexDue(pass bool) bool {
 	q := &s.q
-	if q.scanOnly || q.nwait < queueIndexAt {
+	if q.scanOnly || q.nwait < s.tune.indexAt {
 		return false
 	}
 	if q.ix != nil {
@@ -290,7 +291,7 @@ func (s *sim) indexDue(pass bool) bool {
 	if pass {
 		q.work += q.nwait
 	}
-	return q.work >= queueBuildWork*len(s.jobs)
+	return q.work >= s.tune.buildWork*len(s.jobs)
 }
 
 // toIndex moves the queue into the index, building it on first use.

@@ -25,18 +25,29 @@ import (
 
 // queueModes are the ways a run may hold its queue and pass over it; the
 // first is the reference.
-var queueModes = []struct {
+type queueMode struct {
 	name     string
-	at, work int  // queueIndexAt, queueBuildWork
-	full     bool // fullPassesOnly
-}{
+	at, work int  // indexQueueAt's
+	full     bool // fullPasses
+}
+
+var queueModes = []queueMode{
 	{"scan/full", math.MaxInt, 0, true},
 	{"scan/incremental", math.MaxInt, 0, false},
 	{"index/full", 1, 0, true},
 	{"index/incremental", 1, 0, false},
 	{"switching/incremental", 16, 0, false},
-	{"default/incremental", queueIndexAt, queueBuildWork, false},
-	{"default/full", queueIndexAt, queueBuildWork, true},
+	{"default/incremental", defaultIndexAt, defaultBuildWork, false},
+	{"default/full", defaultIndexAt, defaultBuildWork, true},
+}
+
+// options are the run options of the mode.
+func (mode queueMode) options() []simOption {
+	o := []simOption{indexQueueAt(mode.at, mode.work)}
+	if mode.full {
+		o = append(o, fullPasses())
+	}
+	return o
 }
 
 // diffCase is one policy on one machine.
@@ -55,22 +66,18 @@ type diffCase struct {
 // schedule.
 func checkQueueModes(t *testing.T, jobs []workload.Job, pw []float64, c diffCase) int {
 	t.Helper()
-	defer func(at, work int, full bool) {
-		queueIndexAt, queueBuildWork, fullPassesOnly = at, work, full
-	}(queueIndexAt, queueBuildWork, fullPassesOnly)
 	var ref *sim
 	var refErr string
 	for k, mode := range queueModes {
 		if k > 0 && ref.q.scanOnly && mode.at != math.MaxInt {
 			continue // (dynamic orders and admit rules are never indexed)
 		}
-		queueIndexAt, queueBuildWork, fullPassesOnly = mode.at, mode.work, mode.full
 		m, pol := c.m, c.pol
 		tar := c.tar
 		if tar == nil {
 			tar = tariff.Flat(0.1)
 		}
-		s, err := simulateOrFail(jobs, &m, m.Nodes, &pol, pw, c.budget, tar, c.opts...)
+		s, err := simulateOrFail(jobs, &m, m.Nodes, &pol, pw, c.budget, tar, append(c.opts[:len(c.opts):len(c.opts)], mode.options()...)...)
 		errs := ""
 		if err != nil {
 			errs = err.Error()
