@@ -36,6 +36,7 @@ var digestScenarios = []struct {
 	{"zhou_bgp", "../examples/zhou_bgp.pwr", nil, false},
 	{"features", "testdata/digest_features.pwr", nil, false},
 	{"levels", "testdata/digest_levels.pwr", nil, false},
+	{"stages", "testdata/digest_stages.pwr", nil, false},
 	{"curie_levels", "testdata/digest_curie.pwr", []string{"trace=traces/CEA-Curie-2011-2.1-cln.swf.gz"}, true},
 	{"patil_racks_HPC2N", "../examples/patil_racks.pwr", []string{"trace=traces/HPC2N-2002-2.1-cln.swf.gz"}, true},
 	{"kunkel_billing_KTH", "../examples/kunkel_billing.pwr", []string{"trace=traces/KTH-SP2-1996-2.1-cln.swf.gz", "kunkel_prices=prices/T1.csv"}, true},
