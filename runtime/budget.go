@@ -32,6 +32,34 @@ import (
 // Outside budget periods the base policy runs unchanged; a pass runs when
 // a budget stops applying, so held-back jobs start then.
 
+// budgetStage is the power budget's stage: its passes are the scheduler's
+// (budgetedPass), its wake-ups the scheduler's clock's (a budget during
+// peak or while a rule wakes the scheduler when they may change).
+type budgetStage struct{ nop }
+
+var budgetKind = stageKind{
+	name:   "budget",
+	has:    func(p *Policy) bool { return p.Budget != nil },
+	allows: allowances{contractBlind: true, fixedPower: true}, // (the knapsack weighs the jobs waiting)
+	build:  func(s *sim) (stage, error) { return budgetStage{}, nil },
+	clear:  func(p *Policy) { p.Budget = nil },
+}
+
+// arrivalOnly: under a budget the budget must apply now as it did at the
+// last pass, and if it does, the last pass must have started nothing,
+// left its reservation in the future and, for the knapsack, a full
+// window: then free nodes, headroom, the reservation and the window are
+// exactly as they were, and the new jobs can only be backfilled. (After
+// a budgeted pass that started jobs, a full pass would recompute the
+// extra budget as another sum of the same weights, which may round
+// differently: such passes stay full.)
+func (budgetStage) arrivalOnly(s *sim) bool {
+	if s.budgetActive() != s.budgetOn {
+		return false
+	}
+	return !s.budgetOn || s.bp.idle
+}
+
 // budgetActive reports whether the budget applies now.
 func (s *sim) budgetActive() bool {
 	b := s.pol.Budget

@@ -157,6 +157,7 @@ type ActiveStat struct {
 
 // capacity is a run's controller state.
 type capacity struct {
+	nop
 	a        *Active
 	u        int // all nodes (U)
 	low      int // two-level: L; fixed: N
@@ -166,7 +167,7 @@ type capacity struct {
 	inShut   int // of those, still shutting down
 	actShut  int // nodes shutting down for a lowering, taken back by a raise
 	boot     int // nodes booting for a raise (active, not yet free)
-	before   int // active when the instant began
+	at0      int // active when the instant began
 	initial  int
 	timeline []ActiveChange
 	t0       float64
@@ -198,8 +199,22 @@ type decisionRecord struct {
 	Means     []float64
 }
 
-// newCapacity sets up the policy's controller at t0, the first submission.
-func (s *sim) newCapacity(t0 float64) error {
+var capacityKind = stageKind{
+	name:   "active",
+	has:    func(p *Policy) bool { return p.Active != nil },
+	allows: allowances{fixedPower: true}, // (its look-ahead needs every queued job, and reads the price at decisions)
+	build: func(s *sim) (stage, error) {
+		if len(s.jobs) == 0 {
+			return nil, nil
+		}
+		return s.newCapacity(s.now)
+	},
+	clear: func(p *Policy) { p.Active = nil },
+}
+
+// newCapacity sets up the policy's controller at t0, the first submission
+// (or the accounting window's start, if earlier).
+func (s *sim) newCapacity(t0 float64) (*capacity, error) {
 	a := s.pol.Active
 	c := &capacity{a: a, u: s.nodes, active: s.nodes, t0: s.jobs[0].Submit, decN: 1}
 	widest := 0
@@ -210,23 +225,23 @@ func (s *sim) newCapacity(t0 float64) error {
 	case ActiveFixed:
 		c.low = a.Fixed.Of(s.nodes)
 		if c.low < 1 || c.low > s.nodes {
-			return fmt.Errorf("policy %s: `active fixed %s` is %d nodes, and machine %s has %d", s.pol.Name, a.Fixed, c.low, s.machine.Name, s.nodes)
+			return nil, fmt.Errorf("policy %s: `active fixed %s` is %d nodes, and machine %s has %d", s.pol.Name, a.Fixed, c.low, s.machine.Name, s.nodes)
 		}
 		if widest > c.low {
-			return fmt.Errorf("policy %s: `active fixed %s` keeps %d nodes active, and a job needs %d: it could never start", s.pol.Name, a.Fixed, c.low, widest)
+			return nil, fmt.Errorf("policy %s: `active fixed %s` keeps %d nodes active, and a job needs %d: it could never start", s.pol.Name, a.Fixed, c.low, widest)
 		}
 	case ActiveTwoLevel:
 		c.low, c.high = a.Low.Of(s.nodes), a.High.Of(s.nodes)
 		if c.high < 1 || c.high > s.nodes || c.low < 0 || c.low > c.high {
-			return fmt.Errorf("policy %s: two_level { low %s; high %s } is %d..%d nodes, and machine %s has %d", s.pol.Name, a.Low, a.High, c.low, c.high, s.machine.Name, s.nodes)
+			return nil, fmt.Errorf("policy %s: two_level { low %s; high %s } is %d..%d nodes, and machine %s has %d", s.pol.Name, a.Low, a.High, c.low, c.high, s.machine.Name, s.nodes)
 		}
 		if widest > c.high {
-			return fmt.Errorf("policy %s: two_level's high level is %d nodes, and a job needs %d: it could never start", s.pol.Name, c.high, widest)
+			return nil, fmt.Errorf("policy %s: two_level's high level is %d nodes, and a job needs %d: it could never start", s.pol.Name, c.high, widest)
 		}
 		c.u = c.high
 	case ActiveOnline:
 		if !(a.Every > 0) {
-			return fmt.Errorf("policy %s: `active online` needs `every` above 0", s.pol.Name)
+			return nil, fmt.Errorf("policy %s: `active online` needs `every` above 0", s.pol.Name)
 		}
 	}
 	c.initial = c.u
@@ -237,14 +252,14 @@ func (s *sim) newCapacity(t0 float64) error {
 	if off := s.nodes - c.initial; off > 0 {
 		n := s.mach.SwitchOff(t0, 0, s.cnt.Idle-off, false)
 		if n != off {
-			return fmt.Errorf("policy %s: internal error: %d of %d nodes switched off at the start", s.pol.Name, n, off)
+			return nil, fmt.Errorf("policy %s: internal error: %d of %d nodes switched off at the start", s.pol.Name, n, off)
 		}
 		c.inact = off
 	}
 	c.active = c.initial
 	c.applyTest(s.tune.active)
 	s.capa = c
-	return nil
+	return c, nil
 }
 
 // free is the number of active nodes a job could take now.
@@ -273,19 +288,19 @@ func (s *sim) widestQueued() int {
 	return w
 }
 
-// next is the next instant the controller needs: its next decision.
-func (c *capacity) next() float64 {
+// wake is the next instant the controller needs: its next decision.
+func (c *capacity) wake(*sim) float64 {
 	if c.a.Kind != ActiveOnline {
 		return math.Inf(1)
 	}
 	return c.t0 + float64(c.decN)*c.a.Every
 }
 
-// beforePass runs after the instant's ends and arrivals (jobs arrived
-// from index from up to, not including, to) and before its pass: raises,
-// then an online decision if one falls now.
-func (c *capacity) beforePass(s *sim, from, to int) {
-	c.before = c.active
+// before runs after the instant's ends and arrivals (jobs arrived from
+// index from up to, not including, to) and before its pass: raises, then
+// an online decision if one falls now.
+func (c *capacity) before(s *sim, from, to int) {
+	c.at0 = c.active
 	target := c.active
 	for j := from; j < to; j++ {
 		w := int(s.alloc[j])
@@ -299,7 +314,7 @@ func (c *capacity) beforePass(s *sim, from, to int) {
 			target = w
 		}
 	}
-	if c.a.Kind == ActiveOnline && s.now == c.next() {
+	if c.a.Kind == ActiveOnline && s.now == c.wake(s) {
 		c.decN++
 		if s.done < len(s.jobs) {
 			target = c.decide(s)
@@ -308,16 +323,16 @@ func (c *capacity) beforePass(s *sim, from, to int) {
 	c.set(s, target)
 }
 
-// afterPass runs after the instant's pass: two-level lowering, and the
+// after runs after the instant's pass: two-level lowering, and the
 // timeline.
-func (c *capacity) afterPass(s *sim) {
+func (c *capacity) after(s *sim) {
 	if c.a.Kind == ActiveTwoLevel && c.active == c.u && c.low < c.u && c.held(s) <= c.low && s.widestQueued() <= c.low {
 		c.set(s, c.low)
 	}
-	if c.active != c.before {
+	if c.active != c.at0 {
 		c.timeline = append(c.timeline, ActiveChange{T: s.now, Active: c.active})
 	}
-	c.before = c.active
+	c.at0 = c.active
 }
 
 // set changes the active count to target (never below the nodes held):

@@ -55,6 +55,7 @@ type capWindow struct {
 
 // capStage holds a run's powercaps and what they have done.
 type capStage struct {
+	nop
 	wins  []capWindow
 	table *machine.Table // nil: counted nodes (no planned switch-off)
 	full  float64        // P_full, W
@@ -73,6 +74,46 @@ type capStage struct {
 	holder        []int32
 	freeAt        []float64
 }
+
+var powercapKind = stageKind{
+	name:   "powercap",
+	has:    func(p *Policy) bool { return len(p.Powercaps) > 0 },
+	allows: allowances{}, // (Alg. 2 reads the machine's power and changes waiting jobs' pstates)
+	build: func(s *sim) (stage, error) {
+		if len(s.jobs) == 0 {
+			return nil, nil
+		}
+		if s.origin == 0 {
+			s.origin = s.jobs[0].Submit
+		}
+		cs, err := newCapStage(s, s.origin, s.clock)
+		if err != nil {
+			return nil, err
+		}
+		s.caps, s.killed = cs, make([]bool, len(s.jobs))
+		return cs, nil
+	},
+	clear: func(p *Policy) { p.Powercaps = nil },
+}
+
+// wake is the next instant a planned window changes phase.
+func (cs *capStage) wake(s *sim) float64 { return cs.next(s.now) }
+
+// before moves the windows through their phases (a cap's while rule sees
+// now).
+func (cs *capStage) before(s *sim, _, _ int) {
+	if s.passEnv() {
+		s.setPassEnv()
+	}
+	cs.step(s)
+}
+
+// arrivalOnly: Alg. 2 reads the machine's power and the time, so no pass
+// a cap bears on is arrival-only. (Whether a cap bears changes only with
+// a window's phase, which makes the pass a full one, or by a rule that
+// reads the time, which never lets it be incremental: the last pass was
+// not capped either.)
+func (cs *capStage) arrivalOnly(s *sim) bool { return !cs.constrains(s) }
 
 // newCapStage resolves a policy's powercaps on the run's clock (offsets
 // count from origin, the cleaned trace's first submission) and checks them

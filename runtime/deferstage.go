@@ -16,6 +16,7 @@ import (
 // pass at all (passes), and, in the pass, whether a job that fits waits
 // (holds).
 type deferStage struct {
+	nop
 	cfg  *Defer
 	prof deferral.Profile
 	plan deferral.Plan
@@ -54,6 +55,35 @@ var (
 	noProfile = profileKey{from: math.NaN()}
 	noPlan    = planKey{job: -1}
 )
+
+var deferKind = stageKind{
+	name:   "defer",
+	has:    func(p *Policy) bool { return p.Defer != nil },
+	allows: allowances{stream: true, fixedPower: true}, // (it weighs the contract's prices)
+	build: func(s *sim) (stage, error) {
+		d := s.pol.Defer
+		s.defers = newDeferStage(d, len(s.jobs))
+		// Its rules need the pass's environment, but do not wake the
+		// scheduler: the objective is walked ahead, not waited for.
+		for _, e := range []*Expr{d.Waiting, d.Running, d.Rule} {
+			if e != nil {
+				s.deps |= e.Deps
+			}
+		}
+		return s.defers, nil
+	},
+	clear: func(p *Policy) { p.Defer = nil },
+}
+
+// wake is the pending deferral's chosen start.
+func (d *deferStage) wake(s *sim) float64 { return d.wakeAt(s.now) }
+
+// gate: see passes.
+func (d *deferStage) gate(s *sim, events bool) bool { return d.passes(s.now, events) }
+
+// arrivalOnly: a deferral decision reads the time, so a held head is
+// decided again at every pass.
+func (d *deferStage) arrivalOnly(*sim) bool { return false }
 
 func newDeferStage(cfg *Defer, jobs int) *deferStage {
 	return &deferStage{cfg: cfg, job: -1, seen: make([]bool, jobs), profKey: noProfile, planKey: noPlan,

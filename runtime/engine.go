@@ -115,22 +115,19 @@ type sim struct {
 	skipped  int     // greedy: jobs that did not fit
 	depthHit bool    // greedy: gave up after depth jobs
 
-	now        float64
-	done       int
-	firstT     float64
-	led        *ledger.Ledger
-	sample     ledger.Sample
-	stale      bool         // the machine changed since sample.Power was computed
-	watts      []float64    // scratch: power by component for rules and series
-	states     *stateSeries // --series: the machine's state at every change; nil if not asked
-	env        Env
-	clock      tariff.Clock
-	tar        tariff.Tariff
-	wakePrice  bool // rules read time or tariff: pass at every price change
-	wakeHours  bool // rules read now.*: pass every hour
-	wakeCarbon bool // rules read carbon.*: pass at every change of intensity
-	priceMean  float64
-	peakIdx    int
+	now       float64
+	done      int
+	firstT    float64
+	led       *ledger.Ledger
+	sample    ledger.Sample
+	stale     bool         // the machine changed since sample.Power was computed
+	watts     []float64    // scratch: power by component for rules and series
+	states    *stateSeries // --series: the machine's state at every change; nil if not asked
+	env       Env
+	clock     tariff.Clock
+	tar       tariff.Tariff
+	priceMean float64
+	peakIdx   int
 
 	// The accounting window: energy, cost and the node-time behind
 	// utilization are integrated over [accFrom, accTo] only. Without one
@@ -150,6 +147,8 @@ type sim struct {
 	carbon tariff.Tariff // grid carbon intensity, g/kWh; nil: none
 	defers *deferStage   // the price-aware start; nil: jobs start when they can
 	infra  float64       // the machine's infrastructure power, W
+
+	stages []stage // the policy's stages, in stageKinds' order (stage.go)
 
 	stream streamState // a run that simulates while its trace is read (feed.go)
 	twins  []*book     // twin runs' accounting, fed what s.led is (twins.go)
@@ -279,19 +278,6 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	s.peakIdx = peakIndex(tar)
 	s.initPrice()
 	s.deps = pol.passDeps()
-	s.wakePrice = s.deps&(DepNow|DepPeak|DepPrice) != 0
-	s.wakeHours = s.deps&DepNow != 0
-	s.wakeCarbon = s.carbon != nil && s.deps&DepCarbon != 0
-	if d := pol.Defer; d != nil {
-		s.defers = newDeferStage(d, n)
-		// Its rules need the pass's environment, but do not wake the
-		// scheduler: the objective is walked ahead, not waited for.
-		for _, e := range []*Expr{d.Waiting, d.Running, d.Rule} {
-			if e != nil {
-				s.deps |= e.Deps
-			}
-		}
-	}
 	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
 		s.prio = make([]float64, n)
 	}
@@ -320,20 +306,9 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if err := s.newMachine(t0); err != nil {
 		return nil, err
 	}
-	if pol.Active != nil && n > 0 {
-		if err := s.newCapacity(t0); err != nil {
-			return nil, err
-		}
-	}
-	if len(pol.Powercaps) > 0 && n > 0 {
-		if s.origin == 0 {
-			s.origin = jobs[0].Submit
-		}
-		cs, err := newCapStage(s, s.origin, clock)
-		if err != nil {
-			return nil, err
-		}
-		s.caps, s.killed = cs, make([]bool, n)
+	s.now = t0
+	if err := s.newStages(); err != nil {
+		return nil, err
 	}
 	s.led = s.newLedger(tar, s.carbon, s.bill, t0)
 	for _, b := range s.twins {
@@ -348,7 +323,6 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		return s, nil
 	}
 	s.firstT = jobs[0].Submit
-	s.now = t0
 	if s.keepStates {
 		var freqs []float64
 		for _, ps := range s.machine.PStates {
@@ -491,14 +465,20 @@ func (s *sim) tail() {
 		if len(s.heap) > 0 && s.heap[0].t < t {
 			t = s.heap[0].t
 		}
-		if d := s.shutdownDue(); d < t {
-			t = d
+		var off *shutdownStage
+		for _, st := range s.stages {
+			if sh, ok := st.(*shutdownStage); ok {
+				off = sh
+				t = min(t, sh.wake(s))
+			}
 		}
 		s.advance(t)
 		for len(s.heap) > 0 && s.heap[0].t == t {
 			s.apply(s.pop())
 		}
-		s.shutdownIdle()
+		if off != nil {
+			off.after(s)
+		}
 		s.observe()
 	}
 }
@@ -563,34 +543,8 @@ func (s *sim) loop() error {
 		if len(s.heap) > 0 && s.heap[0].t < t {
 			t = s.heap[0].t
 		}
-		if d := s.shutdownDue(); d < t {
-			t = d
-		}
-		if s.q.nwait > 0 && (s.wakePrice || s.wakeCarbon) {
-			if w := s.wakeAt(); w < t {
-				t = w
-			}
-		}
-		if s.caps != nil {
-			if w := s.caps.next(s.now); w < t {
-				t = w
-			}
-		}
-		if s.defers != nil {
-			if w := s.defers.wakeAt(s.now); w < t {
-				t = w
-			}
-		}
-		if s.capa != nil {
-			if w := s.capa.next(); w < t {
-				t = w
-			}
-		}
-		if iv := s.pol.Interval; iv > 0 && s.q.nwait > 0 {
-			// The next tick of the scheduler's cycle strictly after now.
-			if w := s.firstT + (math.Floor((s.now-s.firstT)/iv)+1)*iv; w < t {
-				t = w
-			}
+		if len(s.stages) > 0 {
+			t = min(t, s.wakeStages())
 		}
 		if math.IsInf(t, 1) {
 			s.flatQueue()
@@ -620,16 +574,17 @@ func (s *sim) loop() error {
 		if s.stream.abandoned {
 			return errFeedAbandoned
 		}
-		if s.capa != nil {
-			s.capa.beforePass(s, arrived, next)
+		passes := true
+		for _, st := range s.stages {
+			st.before(s, arrived, next)
 		}
-		if s.caps != nil {
-			if s.passEnv() {
-				s.setPassEnv() // a cap's while rule sees now
+		for _, st := range s.stages {
+			if !st.gate(s, events) {
+				passes = false
+				break
 			}
-			s.caps.step(s)
 		}
-		if s.defers == nil || s.defers.passes(t, events) {
+		if passes {
 			if s.pass() {
 				lastProgress = t
 			}
@@ -637,10 +592,9 @@ func (s *sim) loop() error {
 				return s.defers.err
 			}
 		}
-		if s.capa != nil {
-			s.capa.afterPass(s)
+		for _, st := range s.stages {
+			st.after(s)
 		}
-		s.shutdownIdle()
 		s.observe()
 		if t-lastProgress > maxIdleSpan {
 			s.flatQueue()
@@ -690,27 +644,6 @@ func (s *sim) observe() {
 		}
 		s.states.record(s.now, s.cnt, s.watts, capW)
 	}
-}
-
-// wakeAt is the next time a rule that reads the clock, the tariff or the
-// carbon intensity may change its mind: the next price change, the next
-// hour, or the next change of intensity.
-func (s *sim) wakeAt() float64 {
-	w := math.Inf(1)
-	if s.wakePrice {
-		w = s.led.NextPrice()
-	}
-	if s.wakeCarbon {
-		w = min(w, s.led.NextCarbon())
-	}
-	if s.wakeHours {
-		h := s.clock.Time(s.now)
-		top := h.Truncate(3600e9).Add(3600e9)
-		if x := s.clock.Sim(top); x > s.now && x < w {
-			w = x
-		}
-	}
-	return w
 }
 
 // advance integrates power up to time t: the machine's state since the
@@ -770,33 +703,6 @@ func (s *sim) apply(e event) {
 		s.removeRunning(e.t, e.job)
 	case evActShutDone, evActBootDone:
 		s.capa.applyEvent(s, e)
-	}
-}
-
-func (s *sim) shutdownDue() float64 {
-	if s.pol.Shutdown == nil {
-		return math.Inf(1)
-	}
-	return s.mach.ShutdownDue(s.pol.Shutdown.After, s.pol.Shutdown.Keep)
-}
-
-// shutdownIdle switches off nodes that have been idle long enough.
-func (s *sim) shutdownIdle() {
-	sh := s.pol.Shutdown
-	if sh == nil {
-		return
-	}
-	d := s.machine.ShutdownTime
-	n := s.mach.SwitchOff(s.now, sh.After, sh.Keep, d > 0)
-	if n == 0 {
-		return
-	}
-	s.changed, s.stale = true, true
-	if d > 0 {
-		s.shutSeq++
-		id := -s.shutSeq
-		s.run.insert(running{est: s.now + d, nodes: int32(n), id: id})
-		s.push(event{t: s.now + d, kind: evShutDone, job: id, n: int32(n)})
 	}
 }
 

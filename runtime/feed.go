@@ -127,7 +127,7 @@ func streams(run *Run, o Options) bool {
 	// (the budget's knapsack, powercaps, the capacity controller's
 	// look-ahead, admission) are left to whole traces; so is price.mean,
 	// a mean from the first submission to the last.
-	if p.Admit != nil || p.Budget != nil || len(p.Powercaps) > 0 || p.Active != nil ||
+	if !stageAllowances(p).stream || p.Admit != nil ||
 		p.Select != SelectInOrder || p.Frequency.Kind == FreqRule || p.ReadsPriceMean() {
 		return false
 	}

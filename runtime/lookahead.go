@@ -41,7 +41,9 @@ type lookahead struct {
 func newLookahead(s *sim) *lookahead {
 	la := &lookahead{pol: *s.pol, mach: *s.machine}
 	p := &la.pol
-	p.Budget, p.Powercaps, p.Shutdown, p.Defer, p.Active, p.Interval = nil, nil, nil, nil, nil, 0
+	for i := range stageKinds {
+		stageKinds[i].clear(p) // (the clone runs the scheduler alone)
+	}
 	la.mach.BootTime, la.mach.ShutdownTime = 0, 0
 	n := len(s.jobs)
 	jobs := make([]workload.Job, n)

@@ -402,41 +402,23 @@ func (s *sim) budgetHeld() (held bool) {
 
 // incremental reports whether this pass may look at new arrivals only.
 // Since the last pass only jobs arriving at the end of the queue have
-// changed anything, the policy's rules do not depend on time, and the last
-// pass left its head waiting. Then free nodes, running jobs and the head's
-// reservation are as the last pass left them, and every job it passed over
-// would be passed over again: fits and extra nodes are unchanged, and an
-// end by the shadow time only gets harder as time moves on.
-//
-// Under a budget (not a powercap: Alg. 2 reads the machine's power) the
-// budget must apply now as it did then, and if it does, the last pass
-// must have started nothing, left its reservation in the future and, for
-// the knapsack, a full window: then free nodes, headroom, the reservation
-// and the window are exactly as they were, and the new jobs can only be
-// backfilled. (After a budgeted pass that started jobs, a full pass would
-// recompute the extra budget as another sum of the same weights, which
-// may round differently: such passes stay full.)
+// changed anything, the policy's rules do not depend on time, the last
+// pass left its head waiting, and every stage allows it (arrivalOnly).
+// Then free nodes, running jobs and the head's reservation are as the last
+// pass left them, and every job it passed over would be passed over again:
+// fits and extra nodes are unchanged, and an end by the shadow time only
+// gets harder as time moves on.
 func (s *sim) incremental() bool {
-	if s.tune.fullPassesOnly || s.changed || !s.blocked || s.q.dynRules || s.defers != nil {
-		// (pass tests the first two before calling; a deferral decision
-		// reads the time, so a held head is decided again every pass)
-		return false
+	if s.tune.fullPassesOnly || s.changed || !s.blocked || s.q.dynRules {
+		return false // (pass tests the first two before calling)
 	}
 	if !s.indexed() && s.scanned > len(s.queue) {
 		return false
 	}
-	if s.caps != nil && s.caps.constrains(s) {
-		// Alg. 2 reads the machine's power and the time. (Whether a cap
-		// bears changes only with a window's phase, which makes the pass
-		// a full one, or by a rule that reads the time, which never lets
-		// it be incremental: the last pass was not capped either.)
-		return false
-	}
-	if s.pol.Budget != nil {
-		if s.budgetActive() != s.budgetOn {
+	for _, st := range s.stages {
+		if !st.arrivalOnly(s) {
 			return false
 		}
-		return !s.budgetOn || s.bp.idle
 	}
 	return true
 }

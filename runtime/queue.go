@@ -225,7 +225,7 @@ func (s *sim) queueInit() {
 	q.scanOnly = s.dynamicOrder() || p.Admit != nil && p.Admit.Deps.Dynamic() ||
 		// Alg. 2 changes the power of waiting jobs it tries; an admit rule
 		// reading it is not fixed then.
-		p.Admit != nil && s.caps != nil && p.Admit.Fields&FieldPower != 0
+		p.Admit != nil && !stageAllowances(p).fixedPower && p.Admit.Fields&FieldPower != 0
 	// The least allocation waiting, kept while the queue is scanned (the
 	// index keeps its own): a pass in which nothing fits is skipped.
 	q.allocs = newAllocSet(s.nodes)

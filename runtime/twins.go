@@ -125,10 +125,7 @@ func fingerprint(h *maphash.Hash, v reflect.Value, depth int) {
 // intensity, and has no stage that does (the price-aware start, the
 // capacity controller's look-ahead, powercaps during peak).
 func contractBlind(p *Policy) bool {
-	if p.Defer != nil || p.Active != nil || len(p.Powercaps) > 0 {
-		return false
-	}
-	return p.deps()&(DepPrice|DepCarbon) == 0
+	return stageAllowances(p).contractBlind && p.deps()&(DepPrice|DepCarbon) == 0
 }
 
 // sameSchedule reports whether run b has run a's schedule: everything but

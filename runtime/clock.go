@@ -1,0 +1,74 @@
+package runtime
+
+import "math"
+
+// The scheduler's clock: while jobs wait, a pass runs at every instant a
+// rule of the policy may change its answer though nothing else happens —
+// at each change of price (and of the tariff's period) when a rule reads
+// the clock, the peak or the price, at each change of carbon intensity
+// when one reads carbon.*, at the top of each local hour when one reads
+// now.* — and every `interval` from the first submission, as a real
+// scheduler's cycle does (rules that read job.wait change between events).
+type clockStage struct {
+	nop
+	price, hours, carbon bool    // wake at price changes, hours, carbon changes
+	interval             float64 // s; 0: none
+}
+
+var clockKind = stageKind{
+	name: "clock",
+	has: func(p *Policy) bool {
+		return p.Interval > 0 || p.passDeps()&(DepNow|DepPeak|DepPrice|DepCarbon) != 0
+	},
+	allows: everything,
+	build: func(s *sim) (stage, error) {
+		d := s.pol.passDeps()
+		c := &clockStage{
+			price:    d&(DepNow|DepPeak|DepPrice) != 0,
+			hours:    d&DepNow != 0,
+			carbon:   s.carbon != nil && d&DepCarbon != 0,
+			interval: s.pol.Interval,
+		}
+		if !c.price && !c.carbon && c.interval <= 0 {
+			return nil, nil
+		}
+		return c, nil
+	},
+	clear: func(p *Policy) { p.Interval = 0 },
+}
+
+func (c *clockStage) wake(s *sim) float64 {
+	if s.q.nwait == 0 {
+		return math.Inf(1)
+	}
+	t := math.Inf(1)
+	if c.price || c.carbon {
+		t = c.change(s)
+	}
+	if iv := c.interval; iv > 0 {
+		// The next tick of the scheduler's cycle strictly after now.
+		t = min(t, s.firstT+(math.Floor((s.now-s.firstT)/iv)+1)*iv)
+	}
+	return t
+}
+
+// change is the next time a rule that reads the clock, the tariff or the
+// carbon intensity may change its mind: the next price change, the next
+// hour, or the next change of intensity.
+func (c *clockStage) change(s *sim) float64 {
+	w := math.Inf(1)
+	if c.price {
+		w = s.led.NextPrice()
+	}
+	if c.carbon {
+		w = min(w, s.led.NextCarbon())
+	}
+	if c.hours {
+		h := s.clock.Time(s.now)
+		top := h.Truncate(3600e9).Add(3600e9)
+		if x := s.clock.Sim(top); x > s.now && x < w {
+			w = x
+		}
+	}
+	return w
+}
