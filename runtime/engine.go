@@ -336,10 +336,6 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 	if err := s.loop(); err != nil {
 		return s, err
 	}
-	s.lastEnd = s.now
-	if s.windowed {
-		s.tail()
-	}
 	return s, nil
 }
 
@@ -457,32 +453,6 @@ func (s *sim) jobPower(j int32, p int) float64 {
 	return float64(jb.Nodes)*pw + float64(int(s.alloc[j])-jb.Nodes)*s.machine.Power.Idle
 }
 
-// tail follows the machine after the last job ends, up to the end of the
-// accounting window: idle nodes, and the shutdowns the policy makes.
-func (s *sim) tail() {
-	for s.now < s.accTo {
-		t := s.accTo
-		if len(s.heap) > 0 && s.heap[0].t < t {
-			t = s.heap[0].t
-		}
-		var off *shutdownStage
-		for _, st := range s.stages {
-			if sh, ok := st.(*shutdownStage); ok {
-				off = sh
-				t = min(t, sh.wake(s))
-			}
-		}
-		s.advance(t)
-		for len(s.heap) > 0 && s.heap[0].t == t {
-			s.apply(s.pop())
-		}
-		if off != nil {
-			off.after(s)
-		}
-		s.observe()
-	}
-}
-
 func (p *Policy) deps() Deps {
 	var d Deps
 	var while *Expr
@@ -520,9 +490,14 @@ func (p *Policy) passDeps() Deps {
 // never admits a waiting job ends with an error instead of looping.
 const maxIdleSpan = 20 * 365 * 86400.0
 
+// loop runs the run's instants until its last job ends and, with an
+// accounting window, on to the window's end: the tail, where the machine
+// idles, shuts nodes down and follows its stages (a powercap window, say)
+// with no job left.
 func (s *sim) loop() error {
 	next := 0
 	lastProgress := s.now
+	s.lastEnd = math.NaN()
 	for {
 		if s.stream.abandoned {
 			return errFeedAbandoned
@@ -533,8 +508,14 @@ func (s *sim) loop() error {
 			}
 		}
 		n := len(s.jobs)
-		if s.done >= n {
-			break
+		tail := s.done >= n
+		if tail {
+			if s.lastEnd != s.lastEnd { // (NaN: the instant just done ended the last job)
+				s.lastEnd = s.now
+			}
+			if !s.windowed || s.now >= s.accTo {
+				break
+			}
 		}
 		t := math.Inf(1)
 		if next < n {
@@ -545,6 +526,9 @@ func (s *sim) loop() error {
 		}
 		if len(s.stages) > 0 {
 			t = min(t, s.wakeStages())
+		}
+		if tail {
+			t = min(t, s.accTo)
 		}
 		if math.IsInf(t, 1) {
 			s.flatQueue()
@@ -596,7 +580,7 @@ func (s *sim) loop() error {
 			st.after(s)
 		}
 		s.observe()
-		if t-lastProgress > maxIdleSpan {
+		if !tail && t-lastProgress > maxIdleSpan {
 			s.flatQueue()
 			return s.neverStarted(fmt.Sprintf("%s never started: nothing happened for %.0f days", jobCount(s.q.nwait), maxIdleSpan/86400), false)
 		}
