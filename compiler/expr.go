@@ -211,6 +211,11 @@ func (c *compiler) compileRule(s *lang.Stmt, src string, r lang.Range, kind expr
 	}
 	deps, fields := depsOf(node)
 	e := &runtime.Expr{Source: src, Where: r.String(), Deps: deps, Fields: fields}
+	e.Clock, e.ClockOther = clockOf(node)
+	if kind == boolExpr && e.ClockOther {
+		c.diags.Warnf(r, "this condition reads the clock in a way whose changes pwrc cannot time").
+			With("pwrc re-reads it only when something happens: a job arrives or ends, a price changes, a local hour begins (for `now`), or the policy's `interval` ticks. A comparison of `now.hour`, `now.seconds` or `now.day` with a number (`now.hour >= 17.5`) changes exactly at that instant.")
+	}
 	if f, ok := strings.CutPrefix(path(node), "job."); ok {
 		e.Field = runtime.JobFieldBits[f]
 	}
@@ -603,4 +608,89 @@ func (v *depsVisitor) Visit(n *ast.Node) {
 			v.deps |= runtime.DepCarbon
 		}
 	}
+}
+
+// clockFields are the clock fields whose comparisons with a number the
+// engine can time exactly (now.weekday changes only at local midnight,
+// which it wakes at anyway).
+var clockFields = map[string]runtime.ClockField{"hour": runtime.ClockHour, "seconds": runtime.ClockSeconds, "day": runtime.ClockDay}
+
+// clockOf finds a rule's comparisons of now.hour, now.seconds and now.day
+// with numbers, at which its answer may change between events; other
+// says it reads them (or `now` whole) otherwise, so that its answer
+// changes at instants the engine cannot compute. (price.mean_past also
+// drifts between price changes, slowly: rules reading it are re-read at
+// every price change, and are not flagged.)
+func clockOf(node ast.Node) (edges []runtime.ClockEdge, other bool) {
+	clock := func(n ast.Node) (runtime.ClockField, bool) {
+		m, ok := n.(*ast.MemberNode)
+		if !ok {
+			return 0, false
+		}
+		id, ok := m.Node.(*ast.IdentifierNode)
+		p, pok := m.Property.(*ast.StringNode)
+		if !ok || !pok || id.Value != "now" {
+			return 0, false
+		}
+		f, ok := clockFields[p.Value]
+		return f, ok
+	}
+	number := func(n ast.Node) (float64, bool) {
+		switch x := n.(type) {
+		case *ast.IntegerNode:
+			return float64(x.Value), true
+		case *ast.FloatNode:
+			return x.Value, true
+		}
+		return 0, false
+	}
+	mirror := map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+	compared := map[ast.Node]bool{} // clock fields read in a comparison with a number
+	uses, nows, members := 0, 0, 0
+	ast.Find(node, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.BinaryNode:
+			op, ok := mirror[x.Operator]
+			if !ok {
+				break
+			}
+			f, isClock := clock(x.Left)
+			v, isNum := number(x.Right)
+			side := x.Left
+			if !isClock || !isNum {
+				f, isClock = clock(x.Right)
+				v, isNum = number(x.Left)
+				side = x.Right
+			} else {
+				op = x.Operator
+			}
+			if !isClock || !isNum {
+				break
+			}
+			compared[side] = true
+			switch op {
+			case ">=", "<":
+				edges = append(edges, runtime.ClockEdge{Field: f, Value: v})
+			case ">", "<=":
+				edges = append(edges, runtime.ClockEdge{Field: f, Value: v, Strict: true})
+			default: // == and !=: true or false at one instant only
+				edges = append(edges, runtime.ClockEdge{Field: f, Value: v}, runtime.ClockEdge{Field: f, Value: v, Strict: true})
+			}
+		case *ast.MemberNode:
+			if id, ok := x.Node.(*ast.IdentifierNode); ok {
+				if id.Value == "now" {
+					members++
+					if _, ok := clock(x); ok {
+						uses++
+					}
+				}
+			}
+		case *ast.IdentifierNode:
+			if x.Value == "now" {
+				nows++
+			}
+		}
+		return false
+	})
+	return edges, uses > len(compared) || nows > members
 }

@@ -51,6 +51,9 @@ type capWindow struct {
 	hasPlan  bool    // a plan was made
 	id       int     // its switch-off reservation's id in the machine (−1: none)
 	reserved []int32 // the nodes it reserved, nil if none
+	// on: a cap set for now applies, as its condition read at the last
+	// instant (every instant at which the condition may change is one).
+	on bool
 }
 
 // capStage holds a run's powercaps and what they have done.
@@ -65,6 +68,7 @@ type capStage struct {
 	// every pass: their rules read no job field and the pass's
 	// environment is fixed): the binding one's index (−1: none).
 	nowWin int
+	read   bool // the conditions of caps set for now have been read once
 
 	// Figures for metrics.
 	excessSeconds float64 // time above the cap in force
@@ -96,16 +100,60 @@ var powercapKind = stageKind{
 	clear: func(p *Policy) { p.Powercaps = nil },
 }
 
-// wake is the next instant a planned window changes phase.
-func (cs *capStage) wake(s *sim) float64 { return cs.next(s.now) }
+// wake is the next instant a planned window changes phase or the
+// condition of a cap set for now may change (a change of the tariff's
+// period for `during peak`; for `while RULE`, what the rule reads of the
+// clock, the tariff and the carbon intensity: see nextChange). The first
+// call, at the run's start, reads the conditions as they are then.
+func (cs *capStage) wake(s *sim) float64 {
+	if !cs.read {
+		cs.readConditions(s)
+	}
+	t := cs.next(s.now)
+	for i := range cs.wins {
+		w := &cs.wins[i]
+		if w.planned {
+			continue
+		}
+		switch w.pc.When {
+		case BudgetDuringPeak:
+			t = min(t, s.led.NextPrice())
+		case BudgetWhile:
+			t = min(t, s.nextChange(w.pc.While))
+		}
+	}
+	return t
+}
 
-// before moves the windows through their phases (a cap's while rule sees
-// now).
+// before reads the conditions of the caps set for now (a while rule sees
+// now) and moves the windows through their phases.
 func (cs *capStage) before(s *sim, _, _ int) {
+	cs.readConditions(s)
+	cs.step(s)
+}
+
+// readConditions reads whether each cap set for now applies at this
+// instant.
+func (cs *capStage) readConditions(s *sim) {
 	if s.passEnv() {
 		s.setPassEnv()
 	}
-	cs.step(s)
+	cs.read = true
+	for i := range cs.wins {
+		w := &cs.wins[i]
+		if w.planned {
+			continue
+		}
+		switch w.pc.When {
+		case BudgetDuringPeak:
+			_, period := s.led.Price()
+			w.on = period == s.peakIdx
+		case BudgetWhile:
+			w.on = w.pc.While.Bool(&s.env)
+		default:
+			w.on = true
+		}
+	}
 }
 
 // arrivalOnly: Alg. 2 reads the machine's power and the time, so no pass
@@ -207,19 +255,14 @@ func plansSwitchOff(pol *Policy) bool {
 	return false
 }
 
-// applies reports whether w caps the machine now.
+// applies reports whether w caps the machine now: a reserved window
+// while it is open, a cap set for now while its condition holds (as read
+// at this instant).
 func (w *capWindow) applies(s *sim) bool {
 	if w.planned {
 		return s.now >= w.from && s.now < w.to
 	}
-	switch w.pc.When {
-	case BudgetDuringPeak:
-		_, period := s.led.Price()
-		return period == s.peakIdx
-	case BudgetWhile:
-		return w.pc.While.Bool(&s.env)
-	}
-	return true
+	return w.on
 }
 
 // next is the next time after now at which a planned window changes phase.

@@ -132,6 +132,25 @@ var JobFieldBits = map[string]JobFields{
 	"alloc": FieldAlloc,
 }
 
+// ClockField is a part of the clock a rule may compare with a number.
+type ClockField uint8
+
+// Clock fields.
+const (
+	ClockHour    ClockField = iota // now.hour: local, 0 ≤ hour < 24, in whole seconds
+	ClockSeconds                   // now.seconds: the trace clock
+	ClockDay                       // now.day: days since the first submission
+)
+
+// ClockEdge is a rule's comparison of a clock field with a number: the
+// comparison's answer changes when the field reaches Value (Strict: when
+// it passes it, as for `>` and `<=`).
+type ClockEdge struct {
+	Field  ClockField
+	Value  float64
+	Strict bool
+}
+
 // Expr is a compiled rule expression. Exactly one of Num and Bool is set.
 // Evaluation never fails silently: a rule that cannot be evaluated panics
 // with *EvalError, which the runtime turns into the run's error.
@@ -141,8 +160,15 @@ type Expr struct {
 	Deps   Deps
 	Fields JobFields // the job fields it reads; AllJobFields when unsure
 	Field  JobFields // the job field the rule is, when it is that alone (`job.submit`); else 0
-	Num    func(*Env) float64
-	Bool   func(*Env) bool
+	// Clock lists the rule's comparisons of now.hour, now.seconds and
+	// now.day with numbers, where its answer may change between events;
+	// ClockOther says it also reads them, or price.mean_past, in a way
+	// whose changes the engine cannot compute (arithmetic on now.hour, say):
+	// such a rule is re-read only when the engine acts.
+	Clock      []ClockEdge
+	ClockOther bool
+	Num        func(*Env) float64
+	Bool       func(*Env) bool
 }
 
 // EvalError is a rule that failed at run time.

@@ -2,11 +2,14 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
+	"github.com/pwrc/pwrc/internal/testenv"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pwrc/pwrc/compiler"
 	"github.com/pwrc/pwrc/runtime"
@@ -113,5 +116,128 @@ experiment e {
 	}
 	if math.Abs(offSeconds/(10*86400)-shut.Metrics.NodesOffMean) > 1e-9 {
 		t.Errorf("nodes off mean %g, from the state series %g", shut.Metrics.NodesOffMean, offSeconds/(10*86400))
+	}
+}
+
+// A cap set for now comes into force and ends at the instant its
+// condition changes, on a machine where nothing happens then: one job
+// keeps all four nodes busy (1 kW) all day.
+func TestCapForNowOnQuietMachine(t *testing.T) {
+	trace := swfDay + "1 0 0 86400 4 -1 -1 4 86400 -1 1 1 1 -1 -1 -1 -1 -1\n" +
+		"2 86400 0 600 1 -1 -1 1 600 -1 1 1 1 -1 -1 -1 -1 -1\n"
+	machine := `
+machine m { nodes 4; power { off 10 W; idle 100 W; busy 250 W } }
+contract bp { peak 17:00..19:00 at 0.20 EUR/kWh; otherwise 0.10 EUR/kWh }
+contract flat { flat 0.10 EUR/kWh }
+`
+	for _, c := range []struct {
+		name, cap string
+		contract  string
+		from, to  float64 // when the cap is in force, s after midnight
+	}{
+		{"during peak", "powercap 500 W during peak { mode idle }", "bp", 17 * 3600, 19 * 3600},
+		{"while whole hours", "powercap 500 W while now.hour >= 17 && now.hour < 19 { mode idle }", "flat", 17 * 3600, 19 * 3600},
+		{"while fractional hours", "powercap 500 W while now.hour >= 17.5 && now.hour < 19.25 { mode idle }", "flat", 17.5 * 3600, 19.25 * 3600},
+		{"while seconds", "powercap 500 W while now.seconds >= 50000 && now.seconds < 60000 { mode idle }", "flat", 50000, 60000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := machine + fmt.Sprintf(`
+policy capped from easy { %s }
+policy killer from easy { %s }
+experiment e {
+  workload swf "t.swf" { power 250 W per node }
+  machine m
+  contract %s
+  policy [capped, killer]
+}
+import "std/policies"
+`, c.cap, strings.Replace(c.cap, "{ mode idle }", "{ mode idle; running kill }", 1), c.contract)
+			rs := runScenario(t, src, map[string]string{"t.swf": trace})
+			capped := byName(t, rs, "capped")
+			on, over := capIntervals(t, capped)
+			if len(on) != 1 || on[0] != [2]float64{c.from, c.to} {
+				t.Errorf("cap in force over %v, want [[%g %g]]", on, c.from, c.to)
+			}
+			if want := c.to - c.from; capped.Metrics.CapExcessSeconds != want || over != want {
+				t.Errorf("cap_excess %g s, over the cap in the state series %g s, want %g s", capped.Metrics.CapExcessSeconds, over, want)
+			}
+			killer := byName(t, rs, "killer")
+			if killer.Metrics.Killed != 1 {
+				t.Fatalf("killed %d jobs, want 1", killer.Metrics.Killed)
+			}
+			for _, j := range killer.Jobs {
+				if j.ID == 1 && j.End != c.from {
+					t.Errorf("job 1 killed at %g, want %g (when the cap came into force)", j.End, c.from)
+				}
+			}
+		})
+	}
+}
+
+// capIntervals are the intervals of a run's state series during which a
+// cap is in force, and the time over it.
+func capIntervals(t *testing.T, r *runtime.Result) (on [][2]float64, over float64) {
+	t.Helper()
+	ss := r.States
+	if ss == nil {
+		t.Fatalf("%s: no state series", r.Run.Name)
+	}
+	for i := range ss.Times {
+		c := ss.Value(i, "cap_w")
+		a, b := ss.Times[i], ss.Until(i)
+		if math.IsInf(b, 1) || math.IsNaN(c) {
+			continue
+		}
+		if n := len(on); n > 0 && on[n-1][1] == a {
+			on[n-1][1] = b
+		} else {
+			on = append(on, [2]float64{a, b})
+		}
+		if ss.Value(i, "power_w") > c*(1+1e-9) {
+			over += b - a
+		}
+	}
+	return on, over
+}
+
+// On 30 days of HPC2N, a two-hour `while` cap is in force exactly from
+// 17:00 to 19:00 local time every day, and its cap_excess is the time
+// over the cap recomputed from the state series.
+func TestWhileCapOnHPC2N(t *testing.T) {
+	trace := testenv.Data(t, "traces/HPC2N-2002-2.1-cln.swf.gz")
+	src := fmt.Sprintf(`
+import "std/policies"
+machine hpc2n { nodes 120; cores 2; power { off 10 W; idle 90 W; busy 260 W } }
+contract flat { flat 0.10 EUR/kWh }
+policy evening from easy { powercap 60%% while now.hour >= 17 && now.hour < 19 { mode idle } }
+experiment e {
+  workload swf %q { submitted 0 d .. 30 d }
+  machine hpc2n
+  contract flat
+  policy evening
+}
+`, trace)
+	r := runScenario(t, src, nil)[0]
+	on, over := capIntervals(t, r)
+	if len(on) < 29 {
+		t.Fatalf("the cap was in force %d times in 30 days", len(on))
+	}
+	loc, err := time.LoadLocation("Europe/Stockholm")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	epoch := r.Workload.Epoch
+	local := func(x float64) time.Time { return time.Unix(epoch+int64(x), 0).In(loc) }
+	for _, iv := range on {
+		a, b := local(iv[0]), local(iv[1])
+		if a.Hour() != 17 || a.Minute() != 0 || a.Second() != 0 || b.Sub(a) != 2*time.Hour {
+			t.Errorf("cap in force from %v to %v, want 17:00 to 19:00", a, b)
+		}
+	}
+	if r.Metrics.CapExcessSeconds != over {
+		t.Errorf("cap_excess %g s, over the cap in the state series %g s", r.Metrics.CapExcessSeconds, over)
+	}
+	if over == 0 {
+		t.Error("never over the cap: the test does not test cap_excess")
 	}
 }
