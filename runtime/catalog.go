@@ -171,7 +171,7 @@ var ReportCatalog = func() []ReportColumn {
 		{Name: "deferral_hours", Header: "Deferral\nh", Unit: "h", JSON: "deferral_hours",
 			Doc: "hours those jobs waited under a pending deferral (from the decision to the job's next decision, its start, or the pass that found it no longer fits), summed; under `then commit` Σ chosen start − decision time; – without `defer`"},
 		{Name: "deadline_starts", Header: "Deadline\nstarts", JSON: "deadline_starts",
-			Doc: "jobs started at once because they had waited past the defer stage's deadline; – without `defer`"},
+			Doc: "jobs the defer stage started because they had waited its deadline (at that instant); – without `defer`"},
 		{Name: "freq", Arg: ArgPState, Header: "{pstate}\ncore-time %", Unit: "%", JSON: "freq_core_share_Fmhz",
 			Doc: "share of the jobs' core-time (cores × time, over the accounted span: the measure window with `measure`) spent at the pstate; `freq` alone gives a column per pstate of the experiment's machines; a fraction in JSON (F the frequency in MHz); – for a machine without that pstate"},
 		{Name: "nodes_off", Header: "Nodes off\nmean", JSON: "nodes_off_mean",

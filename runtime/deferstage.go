@@ -34,7 +34,7 @@ type deferStage struct {
 	decisions      int     // decisions that weighed later starts
 	deferred       int     // jobs some decision deferred
 	held           float64 // Σ time jobs waited under a pending deferral, s
-	deadlineStarts int     // jobs started because they had waited past the deadline
+	deadlineStarts int     // jobs started because they had waited the deadline
 }
 
 // profileKey is what a window's profile depends on: its start, and the
@@ -75,11 +75,29 @@ var deferKind = stageKind{
 	clear: func(p *Policy) { p.Defer = nil },
 }
 
-// wake is the pending deferral's chosen start.
-func (d *deferStage) wake(s *sim) float64 { return d.wakeAt(s.now) }
+// wake is the pending deferral's chosen start, or the deferred job's
+// deadline if that comes first: a deadline is an instant of its own.
+func (d *deferStage) wake(s *sim) float64 {
+	t := d.wakeAt(s.now)
+	if dl := d.deadline(s); dl > s.now {
+		t = min(t, dl)
+	}
+	return t
+}
 
-// gate: see passes.
-func (d *deferStage) gate(s *sim, events bool) bool { return d.passes(s.now, events) }
+// deadline is when the deferred job has waited its deadline (+Inf: no
+// deferral pending, or no deadline).
+func (d *deferStage) deadline(s *sim) float64 {
+	if d.job < 0 || d.cfg.Deadline <= 0 {
+		return math.Inf(1)
+	}
+	return s.jobs[d.job].Submit + d.cfg.Deadline
+}
+
+// gate: see passes; a deferred job's deadline always gets a pass.
+func (d *deferStage) gate(s *sim, events bool) bool {
+	return d.passes(s.now, events) || s.now >= d.deadline(s)
+}
 
 // arrivalOnly: a deferral decision reads the time, so a held head is
 // decided again at every pass.
@@ -178,8 +196,8 @@ func (s *sim) deferDecide(j int32) (float64, error) {
 	if math.Floor(run/3600)+2 >= cfg.Lookahead/3600 {
 		return s.now, nil
 	}
-	// Waited past the deadline (step 3).
-	if cfg.Deadline > 0 && s.now-jb.Submit > cfg.Deadline {
+	// Waited its deadline (step 3): it starts at the deadline at the latest.
+	if cfg.Deadline > 0 && s.now-jb.Submit >= cfg.Deadline {
 		d.deadlineStarts++
 		return s.now, nil
 	}

@@ -388,7 +388,7 @@ type Defer struct {
 	Running   *Expr   // W while it runs; nil: job.power plus the waiting default
 	Runtime   EstimateKind
 	Then      DeferThen
-	Deadline  float64        // s; > 0: a job that has waited longer starts at once
+	Deadline  float64        // s; > 0: a job starts once it has waited this long, at that instant at the latest
 	PreferNow float64        // discount of starting now (the paper's 0.999 factor: 0.001)
 	Objective DeferObjective // what a kWh costs at each instant
 	Rule      *Expr          // MinimizeRule: per kWh, from price.now and carbon.now
