@@ -7,12 +7,15 @@ import "math"
 // at each change of price (and of the tariff's period) when a rule reads
 // the clock, the peak or the price, at each change of carbon intensity
 // when one reads carbon.*, at the top of each local hour when one reads
-// now.* — and every `interval` from the first submission, as a real
-// scheduler's cycle does (rules that read job.wait change between events).
+// now.*, at each instant a clock field reaches a number a rule compares
+// it with (`admit now.hour >= 17.5`) — and every `interval` from the first
+// submission, as a real scheduler's cycle does (rules that read job.wait
+// change between events).
 type clockStage struct {
 	nop
-	price, hours, carbon bool    // wake at price changes, hours, carbon changes
-	interval             float64 // s; 0: none
+	price, hours, carbon bool        // wake at price changes, hours, carbon changes
+	edges                []ClockEdge // and when the clock reaches these
+	interval             float64     // s; 0: none
 }
 
 var clockKind = stageKind{
@@ -27,6 +30,7 @@ var clockKind = stageKind{
 			price:    d&(DepNow|DepPeak|DepPrice) != 0,
 			hours:    d&DepNow != 0,
 			carbon:   s.carbon != nil && d&DepCarbon != 0,
+			edges:    s.pol.clockEdges(),
 			interval: s.pol.Interval,
 		}
 		if !c.price && !c.carbon && c.interval <= 0 {
@@ -64,11 +68,18 @@ func (c *clockStage) change(s *sim) float64 {
 		w = min(w, s.led.NextCarbon())
 	}
 	if c.hours {
-		h := s.clock.Time(s.now)
-		top := h.Truncate(3600e9).Add(3600e9)
-		if x := s.clock.Sim(top); x > s.now && x < w {
-			w = x
-		}
+		w = min(w, s.nextHour())
+	}
+	for _, e := range c.edges {
+		w = min(w, s.edgeAt(e))
 	}
 	return w
+}
+
+// clockEdges are the clock edges of the rules the policy's passes read
+// (those deps covers).
+func (p *Policy) clockEdges() []ClockEdge {
+	var out []ClockEdge
+	p.eachPassRule(func(e *Expr) { out = append(out, e.Clock...) })
+	return out
 }

@@ -453,22 +453,31 @@ func (s *sim) jobPower(j int32, p int) float64 {
 	return float64(jb.Nodes)*pw + float64(int(s.alloc[j])-jb.Nodes)*s.machine.Power.Idle
 }
 
-func (p *Policy) deps() Deps {
-	var d Deps
-	var while *Expr
-	if p.Budget != nil {
-		while = p.Budget.While
-	}
-	for _, e := range []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, while, p.Frequency.Rule} {
+// eachPassRule calls f with each rule a pass may read: the scheduler's,
+// the budget's and the powercaps' conditions (the defer stage's are
+// walked ahead, not waited for). (A callback, not a slice: deps is asked
+// in every run's set-up, which allocates nothing it need not.)
+func (p *Policy) eachPassRule(f func(*Expr)) {
+	for _, e := range [...]*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, p.Frequency.Rule} {
 		if e != nil {
-			d |= e.Deps
+			f(e)
 		}
 	}
+	if p.Budget != nil && p.Budget.While != nil {
+		f(p.Budget.While)
+	}
+	for i := range p.Powercaps {
+		if w := p.Powercaps[i].While; w != nil {
+			f(w)
+		}
+	}
+}
+
+func (p *Policy) deps() Deps {
+	var d Deps
+	p.eachPassRule(func(e *Expr) { d |= e.Deps })
 	for _, pc := range p.Powercaps {
-		switch {
-		case pc.While != nil:
-			d |= pc.While.Deps
-		case pc.When == BudgetDuringPeak:
+		if pc.While == nil && pc.When == BudgetDuringPeak {
 			d |= DepPeak // a pass when the cap starts and ends
 		}
 	}

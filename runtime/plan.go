@@ -365,13 +365,8 @@ type Policy struct {
 
 // Rules returns every rule of the policy, its stages' included.
 func (p *Policy) Rules() []*Expr {
-	out := []*Expr{p.Order, p.Priority, p.Admit, p.Value, p.Weight, p.Frequency.Rule}
-	if p.Budget != nil {
-		out = append(out, p.Budget.While)
-	}
-	for _, c := range p.Powercaps {
-		out = append(out, c.While)
-	}
+	var out []*Expr
+	p.eachPassRule(func(e *Expr) { out = append(out, e) })
 	if d := p.Defer; d != nil {
 		out = append(out, d.Waiting, d.Running, d.Rule)
 	}

@@ -241,3 +241,47 @@ experiment e {
 		t.Error("never over the cap: the test does not test cap_excess")
 	}
 }
+
+// Rules of the scheduler that compare the clock with a number wake it at
+// that instant while jobs wait: jobs an admit rule or a budget holds back
+// start when the rule lets them, on a machine where nothing else happens.
+func TestRuleClockEdges(t *testing.T) {
+	// Four one-node jobs at 10:00 on an empty machine.
+	var trace strings.Builder
+	trace.WriteString(swfDay)
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&trace, "%d 36000 0 600 1 -1 -1 1 600 -1 1 1 1 -1 -1 -1 -1 -1\n", i)
+	}
+	src := `
+import "std/policies"
+machine m { nodes 4; power { off 10 W; idle 100 W; busy 250 W } }
+contract flat { flat 0.10 EUR/kWh }
+policy half_past from easy { admit now.hour >= 17.5 }
+policy after_secs from easy { admit now.seconds > 50000 }
+policy third_day from easy { admit now.day >= 0.75 }
+policy held from easy { budget 100 W while now.hour < 16.25 }
+experiment e {
+  workload swf "t.swf" { power 250 W per node }
+  machine m
+  contract flat
+  policy [half_past, after_secs, third_day, held]
+}
+`
+	rs := runScenario(t, src, map[string]string{"t.swf": trace.String()})
+	for _, c := range []struct {
+		policy string
+		start  float64
+	}{
+		{"half_past", 17.5 * 3600},
+		{"after_secs", math.Nextafter(50000, math.Inf(1))},
+		{"third_day", 36000 + 0.75*86400},
+		{"held", 16.25 * 3600},
+	} {
+		r := byName(t, rs, c.policy)
+		for _, j := range r.Jobs {
+			if j.Start != c.start {
+				t.Errorf("%s: job %d started at %v, want %v", c.policy, j.ID, j.Start, c.start)
+			}
+		}
+	}
+}
