@@ -521,7 +521,8 @@ func TestJobFieldMask(t *testing.T) {
 			jv, ov := reflect.ValueOf(&scrambled.Job).Elem(), reflect.ValueOf(other)
 			for i := range jv.NumField() {
 				name := jv.Type().Field(i).Tag.Get("expr")
-				if mask&runtime.JobFieldBits[name] == 0 {
+				jf, _ := runtime.JobFieldNamed(name)
+				if mask&jf.Bit == 0 {
 					jv.Field(i).Set(ov.Field(i))
 				}
 			}
@@ -531,7 +532,30 @@ func TestJobFieldMask(t *testing.T) {
 			}
 		}
 	}
-	if len(runtime.JobFieldBits) != reflect.TypeOf(runtime.JobEnv{}).NumField() {
-		t.Error("runtime.JobFieldBits does not name every JobEnv field")
+}
+
+// The closure compiler's readers of job fields agree with the job-field
+// table's: each field alone, on random environments, and the integer
+// fields (and only they) have integer readers.
+func TestJobFieldReaders(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, f := range runtime.JobFieldTable {
+		path := "job." + f.Name
+		num, in := numFields[path], intFields[path]
+		if num == nil {
+			t.Fatalf("numFields lacks %s", path)
+		}
+		if (in != nil) != (f.Int != nil) {
+			t.Errorf("%s: an integer reader in the closure compiler %v, in the table %v", path, in != nil, f.Int != nil)
+		}
+		for range 50 {
+			env := randomEnv(r)
+			if a, b := num(env), f.Num(&env.Job); a != b && !(a != a && b != b) {
+				t.Fatalf("%s: the closure compiler reads %v, the table %v", path, a, b)
+			}
+			if in != nil && in(env) != f.Int(&env.Job) {
+				t.Fatalf("%s: the closure compiler reads %v, the table %v", path, in(env), f.Int(&env.Job))
+			}
+		}
 	}
 }

@@ -217,7 +217,9 @@ func (c *compiler) compileRule(s *lang.Stmt, src string, r lang.Range, kind expr
 			With("pwrc re-reads it only when something happens: a job arrives or ends, a price changes, a local hour begins (for `now`), or the policy's `interval` ticks. A comparison of `now.hour`, `now.seconds` or `now.day` with a number (`now.hour >= 17.5`) changes exactly at that instant.")
 	}
 	if f, ok := strings.CutPrefix(path(node), "job."); ok {
-		e.Field = runtime.JobFieldBits[f]
+		if jf, known := runtime.JobFieldNamed(f); known {
+			e.Field = jf.Bit
+		}
 	}
 	if fast := closureCompile(node, kind, e); fast != nil {
 		if kind == numExpr {
@@ -582,15 +584,12 @@ func (v *depsVisitor) Visit(n *ast.Node) {
 			v.deps |= runtime.DepJob | runtime.DepWait
 			return
 		}
-		if bit, known := runtime.JobFieldBits[prop.Value]; known {
-			v.fields |= bit
+		if jf, known := runtime.JobFieldNamed(prop.Value); known {
+			v.fields |= jf.Bit
+			v.deps |= jf.Dep
 		} else {
 			v.fields = runtime.AllJobFields
-		}
-		if prop.Value == "wait" {
-			v.deps |= runtime.DepWait
-		} else {
-			v.deps |= runtime.DepJob
+			v.deps |= runtime.DepJob | runtime.DepWait
 		}
 	case *ast.IdentifierNode:
 		switch x.Value {

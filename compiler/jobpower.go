@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"math"
+	"strings"
 
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
@@ -27,10 +28,10 @@ func (c *compiler) jobPower(s *lang.Stmt, b binding, seed uint64) (runtime.JobPo
 		if e == nil {
 			return jp, false
 		}
-		if e.Deps.Dynamic() || e.Fields&(runtime.FieldPower|runtime.FieldPowerPerNode|runtime.FieldWait|runtime.FieldAlloc|runtime.FieldEstimate) != 0 {
+		if e.Deps.Dynamic() || e.Fields&^runtime.FixedJobFields != 0 {
 			_, r := c.file(s).ArgsSource(s, 1)
 			c.diags.Errorf(r, "a job's power can depend only on its fixed attributes").
-				With("It is set once per job before the run, so it cannot read the time, the system, the price, `job.wait`, `job.estimate`, `job.alloc` or the job's power itself; use e.g. `job.nodes`, `job.walltime`, `job.user`.")
+				With("It is set once per job before the run, so it cannot read the time, the system, the price, %s or the job's power itself; use e.g. `job.nodes`, `job.walltime`, `job.user`.", runFieldList())
 			return jp, false
 		}
 		jp.Rule = e
@@ -172,4 +173,17 @@ func (c *compiler) perCount(n *lang.Number, rest []lang.Value) (int, []lang.Valu
 		return 0, nil, false
 	}
 	return int(n.Value), rest, true
+}
+
+// runFieldList names the job fields known only during the run (those
+// workload rules cannot read), for messages: "`job.wait`, `job.estimate`,
+// …".
+func runFieldList() string {
+	var names []string
+	for _, f := range runtime.JobFieldTable {
+		if !f.Fixed && f.Name != "power" && f.Name != "power_per_node" {
+			names = append(names, "`job."+f.Name+"`")
+		}
+	}
+	return strings.Join(names, ", ")
 }

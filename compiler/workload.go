@@ -183,10 +183,10 @@ func (c *compiler) keepRule(s *lang.Stmt, b binding) *runtime.Expr {
 	if e == nil {
 		return nil
 	}
-	if e.Deps.Dynamic() || e.Fields&(runtime.FieldPower|runtime.FieldPowerPerNode|runtime.FieldWait|runtime.FieldAlloc|runtime.FieldEstimate) != 0 {
+	if e.Deps.Dynamic() || e.Fields&^runtime.FixedJobFields != 0 {
 		_, r := c.file(s).ArgsSource(s, 0)
 		c.diags.Errorf(r, "`keep` can read only a job's fixed fields").
-			With("It chooses the jobs once, before the run, so it cannot read the time, the system, the price, `job.wait`, `job.estimate`, `job.alloc` or the job's power; use e.g. `job.partition`, `job.queue`, `job.user`, `job.nodes`.")
+			With("It chooses the jobs once, before the run, so it cannot read the time, the system, the price, %s or the job's power; use e.g. `job.partition`, `job.queue`, `job.user`, `job.nodes`.", runFieldList())
 		return nil
 	}
 	return e

@@ -124,14 +124,6 @@ const (
 	FieldAlloc
 )
 
-// JobFieldBits maps the names rules use (expr tags) to their bits.
-var JobFieldBits = map[string]JobFields{
-	"id": FieldID, "user": FieldUser, "group": FieldGroup, "queue": FieldQueue, "partition": FieldPartition, "submit": FieldSubmit,
-	"wait": FieldWait, "nodes": FieldNodes, "procs": FieldProcs, "runtime": FieldRuntime,
-	"walltime": FieldWalltime, "estimate": FieldEstimate, "power": FieldPower, "power_per_node": FieldPowerPerNode,
-	"alloc": FieldAlloc,
-}
-
 // ClockField is a part of the clock a rule may compare with a number.
 type ClockField uint8
 

@@ -66,10 +66,3 @@ func (d *powerDraw) append(pw []float64, jobs []workload.Job) []float64 {
 	}
 	return pw
 }
-
-// fillJob sets the fixed job fields a power rule or a workload's keep
-// rule may read.
-func fillJob(e *JobEnv, j *workload.Job) {
-	*e = JobEnv{ID: int(j.ID), User: int(j.User), Group: int(j.Group), Queue: int(j.Queue), Partition: int(j.Partition), Submit: j.Submit,
-		Nodes: j.Nodes, Procs: j.Procs, Runtime: j.Runtime, Walltime: j.Walltime, Estimate: j.Walltime}
-}

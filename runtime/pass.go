@@ -188,56 +188,6 @@ func (s *sim) setPassEnv() {
 	}
 }
 
-// setJobEnv fills the fields of env.Job for job j that rules read: for a
-// rule evaluated for every waiting job in every pass, copying the rest
-// would cost more than the rule.
-func (s *sim) setJobEnv(j int32, f JobFields) {
-	jb := &s.jobs[j]
-	e := &s.env.Job
-	if f&FieldID != 0 {
-		e.ID = int(jb.ID)
-	}
-	if f&FieldUser != 0 {
-		e.User = int(jb.User)
-	}
-	if f&FieldGroup != 0 {
-		e.Group = int(jb.Group)
-	}
-	if f&FieldQueue != 0 {
-		e.Queue = int(jb.Queue)
-	}
-	if f&FieldSubmit != 0 {
-		e.Submit = jb.Submit
-	}
-	if f&FieldWait != 0 {
-		e.Wait = s.now - jb.Submit
-	}
-	if f&FieldNodes != 0 {
-		e.Nodes = jb.Nodes
-	}
-	if f&FieldProcs != 0 {
-		e.Procs = jb.Procs
-	}
-	if f&FieldRuntime != 0 {
-		e.Runtime = jb.Runtime
-	}
-	if f&FieldWalltime != 0 {
-		e.Walltime = jb.Walltime
-	}
-	if f&FieldEstimate != 0 {
-		e.Estimate = s.est[j]
-	}
-	if f&FieldPower != 0 {
-		e.Power = s.jw[j]
-	}
-	if f&FieldPowerPerNode != 0 {
-		e.PowerPerNode = s.pw[j]
-	}
-	if f&FieldAlloc != 0 {
-		e.Alloc = int(s.alloc[j])
-	}
-}
-
 // fields is the union of the job fields the given rules read.
 func fields(es ...*Expr) JobFields {
 	var f JobFields

@@ -285,3 +285,55 @@ experiment e {
 		}
 	}
 }
+
+// Rules read job.partition wherever they read job fields: a priority on
+// it orders the queue, an admit rule on it admits as written.
+func TestPartitionInRules(t *testing.T) {
+	var trace strings.Builder
+	trace.WriteString(swfDay)
+	// Eight jobs on 4 nodes, partitions 1 (odd) and 2 (even) alternating
+	// but for job 1, of partition 2, which holds the machine until 101:
+	// the others queue behind it.
+	for i := 1; i <= 8; i++ {
+		run, nodes, part := 10, 1, 2-i%2
+		if i == 1 {
+			run, nodes, part = 100, 4, 2
+		}
+		fmt.Fprintf(&trace, "%d %d 0 %d %d -1 -1 %d %d -1 1 1 1 -1 1 %d -1 -1\n", i, i, run, nodes, nodes, run, part)
+	}
+	src := `
+import "std/policies"
+machine m { nodes 4; power { off 10 W; idle 100 W; busy 250 W } }
+contract flat { flat 0.10 EUR/kWh }
+policy p2_first from fcfs { priority job.partition }
+policy only2 from fcfs { admit job.partition == 2 || now.seconds >= 1000 }
+experiment e {
+  workload swf "t.swf"
+  machine m
+  contract flat
+  policy [p2_first, only2]
+}
+`
+	rs := runScenario(t, src, map[string]string{"t.swf": trace.String()})
+	for _, name := range []string{"p2_first", "only2"} {
+		r := byName(t, rs, name)
+		latest2 := 0.0
+		for _, j := range r.Jobs {
+			if j.Partition == 2 {
+				latest2 = max(latest2, j.Start)
+			}
+		}
+		for _, j := range r.Jobs {
+			if j.Partition == 1 && j.Start < latest2 {
+				t.Errorf("%s: job %d of partition 1 starts at %g, before a job of partition 2 (%g)", name, j.ID, j.Start, latest2)
+			}
+		}
+		if name == "only2" {
+			for _, j := range r.Jobs {
+				if j.Partition == 1 && j.Start != 1000 {
+					t.Errorf("only2: job %d of partition 1 starts at %g, want 1000 (when the rule admits it)", j.ID, j.Start)
+				}
+			}
+		}
+	}
+}
