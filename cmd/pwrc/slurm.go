@@ -119,7 +119,10 @@ sbatch FILE.sbatch; bash FILE.sbatch merge merges by hand.`,
 					return usageErrorf("%q: a line break cannot go into the script", v)
 				}
 			}
-			res, err := compile(args[0], sets, experiment, stderr)
+			if args[0] == "-" {
+				return usageErrorf("slurm needs a scenario file, which every shard reads: save the standard input to a file")
+			}
+			res, err := compile(args[0], sets, experiment, cmd.InOrStdin(), stderr)
 			if err != nil {
 				return err
 			}
@@ -163,7 +166,7 @@ sbatch FILE.sbatch; bash FILE.sbatch merge merges by hand.`,
 			if outFile == "" {
 				outFile = "-"
 			}
-			return writeFigure("-o", outFile, b.Bytes(), stdout)
+			return writeFigure("-o", outFile, b.Bytes(), stdout, planInputs(res.Sources, res.Plan))
 		}),
 	}
 	f := cmd.Flags()
