@@ -119,6 +119,14 @@ func parseSets(sets []string) ([]compiler.Set, error) {
 	return out, nil
 }
 
+// scenarioName is the name a scenario argument goes by: <stdin> for "-".
+func scenarioName(arg string) string {
+	if arg == "-" {
+		return stdinName
+	}
+	return arg
+}
+
 // oneStdin refuses "-" (the standard input) given more than once.
 func oneStdin(args []string) error {
 	n := 0
@@ -244,10 +252,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				return usageErrorf("--jobs-format batsim needs --jobs DIR")
 			}
 			flags := outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile, batsim: jobsFormat == "batsim",
-				scenario: args[0], experiment: experiment, sets: sets}
-			if args[0] == "-" {
-				flags.scenario = stdinName
-			}
+				scenario: scenarioName(args[0]), experiment: experiment, sets: sets}
 			shardI, shardN := 0, 0
 			if shard != "" {
 				if shardI, shardN, err = parseShard(shard); err != nil {
@@ -267,7 +272,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				return err
 			}
 			if len(res.Plan.Runs) == 0 {
-				return exitError{exitFailure, fmt.Errorf("%s: no experiments to run", args[0])}
+				return exitError{exitFailure, fmt.Errorf("%s: no experiments to run", flags.scenario)}
 			}
 			var part []int // this shard's runs
 			if shard != "" {
@@ -349,7 +354,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
-			if err := reportFromRun(reportFile, reportTarget, args[0], res.Plan, results, series); err != nil {
+			if err := reportFromRun(reportFile, reportTarget, flags.scenario, res.Plan, results, series); err != nil {
 				return err
 			}
 			if outFile != "" {
@@ -444,7 +449,7 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			if len(res.Plan.Runs) == 0 {
-				fmt.Fprintf(stderr, "%s: no experiments, so no runs\n", args[0])
+				fmt.Fprintf(stderr, "%s: no experiments, so no runs\n", scenarioName(args[0]))
 			}
 			writePlan(stdout, res.Plan)
 			return nil

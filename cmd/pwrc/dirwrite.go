@@ -459,6 +459,9 @@ func keepStale(path string, f manifestFile, in inputs) string {
 	if x, ok := in.of(fi); ok {
 		return "it is " + x.what
 	}
+	if !fi.Mode().IsRegular() {
+		return "no longer a file"
+	}
 	if f.SHA256 == "" { // a pending manifest's entry: pwrc may not have written it
 		return ""
 	}

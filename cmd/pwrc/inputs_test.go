@@ -77,6 +77,9 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A saved directory and a shard, for report and merge.
+	if err := os.Mkdir("saved", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if o, e, code := pwrc(t, "run", "e.pwr", "--format", "json", "-o", "saved/results.json", "--jobs", "saved", "--series", "saved"); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, o, e)
 	}
@@ -171,7 +174,7 @@ func TestDirectoryKeepsUnlistedFiles(t *testing.T) {
 		{"user's series file", "--series", map[string]string{"kunkel_fixed-easy.hours.csv": "mine\n", "notes.txt": "x"},
 			"kunkel_fixed-easy.hours.csv is not a file pwrc wrote"},
 		{"a directory in the way", "--series", map[string]string{"kunkel_fixed-easy.states.csv/x": "mine\n"},
-			"kunkel_fixed-easy.states.csv is not a file pwrc wrote"},
+			"kunkel_fixed-easy.states.csv is not a regular file, and run kunkel_fixed-easy would write a file of that name"},
 		{"foreign manifest", "--jobs", map[string]string{"MANIFEST.json": "{\"project\": \"mine\"}\n"},
 			"MANIFEST.json is not a manifest pwrc wrote"},
 		{"broken manifest", "--jobs", map[string]string{"MANIFEST.json": "not json\n"},

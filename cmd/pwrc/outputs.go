@@ -354,7 +354,11 @@ func (d *outDir) checkOld(f outputFlags, res *compiler.Result, in inputs) error 
 				continue
 			}
 			clash = append(clash, name)
-			if first == nil {
+			switch {
+			case first != nil:
+			case !li.Mode().IsRegular():
+				first = fmt.Errorf("%s: %s is not a regular file, and run %s would write a file of that name", d.label, name, r.Name)
+			default:
 				first = fmt.Errorf("%s: %s is not a file pwrc wrote (no %s lists it), and run %s would replace it", d.label, name, manifestName, r.Name)
 			}
 		}

@@ -62,6 +62,9 @@ func TestScenarioFromStdin(t *testing.T) {
 			t.Errorf("pwrc %s -: exit %d\n%s%s\nwant\n%s", strings.Join(cmd, " "), code, got, e, want)
 		}
 	}
+	if _, e, code := pwrcIn(t, "", "run", "-"); code != 1 || e != "pwrc: <stdin>: no experiments to run\n" {
+		t.Errorf("an empty standard input: exit %d, %q", code, e)
+	}
 	_, e, code := pwrcIn(t, "machine m {\n  nodes x\n}\n", "run", "-")
 	if code != 1 || !strings.Contains(e, "<stdin>:2:") || !strings.Contains(e, "^") {
 		t.Errorf("a broken scenario on stdin: exit %d\n%s", code, e)
