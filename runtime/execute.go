@@ -42,6 +42,13 @@ type Options struct {
 	// Progress, if set, is called after each run finishes, never
 	// concurrently.
 	Progress func(done, total int)
+	// Finished, if set, is called with each run's result as soon as the
+	// run ends, before the comparisons with baselines (savings, inverse
+	// pairs) fill in its metrics: from the goroutine that simulated it,
+	// so concurrently for different runs. It may drop the result's Jobs,
+	// States and Waits once it has used them (a sweep then does not hold
+	// every run's records to its end); nothing else reads them.
+	Finished func(*Result)
 	// WholeTraces reads every trace before simulating on it: no run
 	// streams its trace (feed.go). Results are the same either way; tests
 	// compare the two.
@@ -179,6 +186,13 @@ func Execute(ctx context.Context, p *Plan, opts Options) []*Result {
 						}
 					}
 					mu.Unlock()
+					if opts.Finished != nil {
+						for _, r := range finished {
+							if r != nil {
+								opts.Finished(r)
+							}
+						}
+					}
 				}
 			}()
 		}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -221,4 +225,166 @@ func TestBatsimOutputs(t *testing.T) {
 	if _, _, code := pwrc(t, "run", "../../examples/quickstart.pwr", "--jobs", t.TempDir(), "--jobs-format", "swf"); code != exitUsage {
 		t.Errorf("--jobs-format swf: exit %d, want %d", code, exitUsage)
 	}
+}
+
+// batsimDocumentedSchedule are the columns of Batsim 4's _schedule.csv in
+// its order: the fields docs/output-schedule.rst of Batsim 4.2 lists ("in
+// lexicographic order of the fields name"), with nb_jobs_rejected and
+// time_unavailable, which its src/export.cpp writes too (and Batsim 5's
+// documentation lists).
+var batsimDocumentedSchedule = []string{
+	"batsim_version",        // Batsim's --version; pwrc writes "pwrc VERSION"
+	"consumed_joules",       // J, from the first submission to the last finish
+	"makespan",              // the completion time of the last job
+	"max_slowdown",          // turnaround / execution
+	"max_turnaround_time",   // finish − submission
+	"max_waiting_time",      // start − submission
+	"mean_slowdown",         //
+	"mean_turnaround_time",  //
+	"mean_waiting_time",     //
+	"nb_computing_machines", // machines
+	"nb_grouped_switches",   // power-state transitions the scheduler asked for
+	"nb_jobs",               //
+	"nb_jobs_finished",      //
+	"nb_jobs_killed",        //
+	"nb_jobs_rejected",      //
+	"nb_jobs_success",       //
+	"nb_machine_switches",   // power-state transitions done by machines
+	"scheduling_time",       // real-world seconds in the scheduler
+	"simulation_time",       // real-world seconds of the simulation
+	"success_rate",          // nb_jobs_success / nb_jobs
+	"time_computing",        // machine-seconds in each state
+	"time_idle",             //
+	"time_sleeping",         //
+	"time_switching_off",    //
+	"time_switching_on",     //
+	"time_unavailable",      //
+}
+
+// --jobs-format batsim also writes <run>_schedule.csv, Batsim 4's
+// aggregates: a header of the documented columns and one row, whose
+// values are recomputed here from the jobs file beside it, pwrc's own
+// state series and its metrics; the columns pwrc cannot compute honestly
+// are empty. The file is listed in the manifest with its hash (it was
+// written whole, atomically) and read back.
+func TestBatsimSchedule(t *testing.T) {
+	for _, c := range []struct{ scenario, run string }{
+		{"../../examples/quickstart.pwr", "kunkel_basepeak-easy_shutdown"},
+		{"../../runtime/testdata/digest_levels.pwr", "ra_off"},
+	} {
+		tmp := t.TempDir()
+		bat, own := filepath.Join(tmp, "batsim"), filepath.Join(tmp, "pwrc")
+		if o, e, code := pwrc(t, "run", c.scenario, "--jobs", bat, "--jobs-format", "batsim", "--format", "json", "-o", filepath.Join(tmp, "results.json")); code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", c.scenario, code, o, e)
+		}
+		if o, e, code := pwrc(t, "run", c.scenario, "--series", own); code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", c.scenario, code, o, e)
+		}
+		path := filepath.Join(bat, c.run+"_schedule.csv")
+		recs := readCSV(t, path)
+		if len(recs) != 2 || !slices.Equal(recs[0], batsimDocumentedSchedule) {
+			t.Fatalf("%s: want a header of Batsim's columns and one row, got %q", path, recs)
+		}
+		s := map[string]string{}
+		for i, h := range recs[0] {
+			s[h] = recs[1][i]
+		}
+		for _, empty := range []string{"nb_grouped_switches", "nb_machine_switches", "scheduling_time", "simulation_time"} {
+			if s[empty] != "" {
+				t.Errorf("%s: %s is %q; pwrc cannot compute it and leaves it empty", c.run, empty, s[empty])
+			}
+			delete(s, empty)
+		}
+		if s["batsim_version"] != "pwrc "+version || s["nb_jobs_rejected"] != "0" || s["time_unavailable"] != "0" {
+			t.Errorf("%s: %v", c.run, s)
+		}
+		_, jobs := readCSVRows(t, filepath.Join(bat, c.run+"_jobs.csv"))
+		var wait, turn, slow, maxWait, maxTurn, maxSlow, first, last float64
+		success := 0
+		first = math.Inf(1)
+		for _, j := range jobs {
+			w, tu, sl := num(t, j["waiting_time"]), num(t, j["turnaround_time"]), num(t, j["stretch"])
+			wait, turn, slow = wait+w, turn+tu, slow+sl
+			maxWait, maxTurn, maxSlow = math.Max(maxWait, w), math.Max(maxTurn, tu), math.Max(maxSlow, sl)
+			first, last = math.Min(first, num(t, j["submission_time"])), math.Max(last, num(t, j["finish_time"]))
+			if j["success"] == "1" {
+				success++
+			}
+		}
+		n := float64(len(jobs))
+		near := func(name string, want float64) {
+			t.Helper()
+			if got := num(t, s[name]); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s: %s %s, want %g", c.run, name, s[name], want)
+			}
+		}
+		near("nb_jobs", n)
+		near("nb_jobs_finished", n)
+		near("nb_jobs_success", float64(success))
+		near("nb_jobs_killed", n-float64(success))
+		near("success_rate", float64(success)/n)
+		near("makespan", last)
+		near("mean_waiting_time", wait/n)
+		near("mean_turnaround_time", turn/n)
+		near("mean_slowdown", slow/n)
+		near("max_waiting_time", maxWait)
+		near("max_turnaround_time", maxTurn)
+		near("max_slowdown", maxSlow)
+		// Energy and machine time: the nodes' components of the run's
+		// energy (accounted over the same span here), and the time in each
+		// state adding up to the machine over that span.
+		var runs []struct {
+			Run     string
+			Metrics map[string]any
+		}
+		data, _ := os.ReadFile(filepath.Join(tmp, "results.json"))
+		if err := json.Unmarshal(data, &runs); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.Run != c.run {
+				continue
+			}
+			var mwh float64
+			for _, comp := range []string{"busy", "idle", "off", "boot", "shutdown"} {
+				v, _ := r.Metrics["energy_"+comp+"_mwh"].(float64)
+				mwh += v
+			}
+			near("consumed_joules", mwh*3.6e9)
+			nodes, _ := r.Metrics["nodes"].(float64)
+			near("nb_computing_machines", nodes)
+			var sum float64
+			for _, st := range []string{"time_computing", "time_idle", "time_sleeping", "time_switching_off", "time_switching_on"} {
+				sum += num(t, s[st])
+			}
+			if math.Abs(sum-nodes*(last-first)) > 1e-6*nodes*(last-first) {
+				t.Errorf("%s: %g machine-seconds in all states, want %g nodes × %g s", c.run, sum, nodes, last-first)
+			}
+			if num(t, s["time_sleeping"]) == 0 {
+				t.Errorf("%s: no time sleeping: the mapping of off nodes is untested", c.run)
+			}
+		}
+		sum := sha256.Sum256(mustRead(t, path))
+		listed := false
+		for _, f := range readManifest(t, bat).Files {
+			if f.Name == c.run+"_schedule.csv" {
+				listed = f.Kind == "schedule" && f.SHA256 == hex.EncodeToString(sum[:])
+			}
+		}
+		if !listed {
+			t.Errorf("%s: the manifest does not list %s as read back", c.run, path)
+		}
+		if left, _ := filepath.Glob(filepath.Join(bat, ".*")); len(left) > 0 {
+			t.Errorf("temporary files left behind: %v", left)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -203,6 +203,7 @@ type manifestBack struct {
 	Pwrc       string   `json:"pwrc"`
 	Complete   bool     `json:"complete"`
 	Scenario   string   `json:"scenario"`
+	Workdir    string   `json:"workdir"`
 	Experiment string   `json:"experiment"`
 	Sets       []string `json:"sets"`
 	Inputs     string   `json:"inputs_sha256"`
@@ -305,14 +306,34 @@ func TestManifest(t *testing.T) {
 	}
 }
 
-// TestStaleFilesRemoved: a second run into the same directory removes the
-// files the first run's manifest lists and it does not write again, and
-// leaves files pwrc did not write alone (saying so for CSV files).
+// paramSweep is sweepScenario with its swept values in params, so that
+// --set can narrow the sweep.
+const paramSweep = `import "std/policies"
+import "std/kunkel"
+
+param c = [kunkel_fixed, kunkel_basepeak]
+param p = [easy, easy_shutdown]
+
+machine m {
+  nodes 16
+  cores 1
+  power { off 0 W; idle 70 W; busy 260 W }
+}
+
+experiment sweep {
+  workload synthetic { jobs 200; load 80%; seed 3 }
+  machine  m
+  contract c
+  policy   p
+}
+`
+
+// TestStaleFilesRemoved: a second run of the same sweep into the same
+// directory removes the files the first run's manifest lists and it does
+// not write again, says which, and leaves files pwrc did not write alone
+// (saying so for CSV files).
 func TestStaleFilesRemoved(t *testing.T) {
-	sweep := writeScenario(t, "sweep.pwr", sweepScenario)
-	one := writeScenario(t, "one.pwr", strings.Replace(strings.Replace(sweepScenario,
-		"contract [kunkel_fixed, kunkel_basepeak]", "contract kunkel_fixed", 1),
-		"policy   [easy, easy_shutdown] baseline easy", "policy easy", 1))
+	sweep := writeScenario(t, "sweep.pwr", paramSweep)
 	dir := t.TempDir()
 	if _, errOut, code := pwrc(t, "run", sweep, "--jobs", dir); code != 0 {
 		t.Fatal(errOut)
@@ -322,7 +343,7 @@ func TestStaleFilesRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, errOut, code := pwrc(t, "run", one, "--jobs", dir)
+	_, errOut, code := pwrc(t, "run", sweep, "--jobs", dir, "--set", "c=kunkel_fixed", "--set", "p=easy")
 	if code != 0 {
 		t.Fatal(errOut)
 	}
@@ -336,6 +357,11 @@ func TestStaleFilesRemoved(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "mine.csv") || strings.Contains(errOut, "notes.txt") {
 		t.Errorf("stderr should mention the CSV file pwrc did not write, only:\n%s", errOut)
+	}
+	removed := "removed 4 files that an earlier run of this sweep wrote and this run did not (its runs failed or are no longer in the sweep): " +
+		"kunkel_fixed-easy.csv, kunkel_fixed-easy_shutdown.csv, kunkel_basepeak-easy.csv, kunkel_basepeak-easy_shutdown.csv"
+	if !strings.Contains(errOut, removed) {
+		t.Errorf("stderr does not say which files were removed:\n%s", errOut)
 	}
 	if m := readManifest(t, dir); len(m.Files) != 1 || m.Files[0].Name != "sweep.csv" || !m.Complete {
 		t.Errorf("manifest %+v", m)

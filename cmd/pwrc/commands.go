@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,16 +31,27 @@ func checkCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Check scenarios for errors without running them",
 		Long: `check parses and compiles each scenario, compiles its rules and expands its
 experiments, and reports every problem with file:line:col and the source line.
-It exits 1 when a file has errors (or, with --strict, warnings).`,
+It exits 1 when a file has errors (or, with --strict, warnings, and a file
+without experiments, which pwrc run refuses). FILE - reads the standard input.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: command(func(_ *cobra.Command, args []string) error {
+		RunE: command(func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
 				return usageErrorf("--format must be text or json, not %q", format)
 			}
+			if err := oneStdin(args); err != nil {
+				return err
+			}
 			failed := false
 			all := []lang.JSONDiagnostic{}
-			for _, path := range args {
-				res := compiler.Compile(path, compiler.Options{Lint: true})
+			for _, arg := range args {
+				res, path, err := compileArg(arg, compiler.Options{Lint: true}, cmd.InOrStdin())
+				if err != nil {
+					return err
+				}
+				if strict && !res.Diags.HasErrors() && res.Plan != nil && len(res.Plan.Runs) == 0 {
+					res.Diags.Errorf(lang.Range{File: path}, "no experiments to run").
+						With("pwrc run refuses a file without experiments (exit 1); add an `experiment NAME { ... }` block, or check this file without --strict if other files only import it.")
+				}
 				errs, warns := res.Diags.Count()
 				if errs > 0 || (strict && warns > 0) {
 					failed = true
@@ -92,25 +102,81 @@ func plural(n int, what string) string {
 // parseSets splits --set NAME=VALUE flags.
 func parseSets(sets []string) ([]compiler.Set, error) {
 	var out []compiler.Set
+	given := map[string]string{}
 	for _, s := range sets {
 		name, value, ok := strings.Cut(s, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
 			return nil, usageErrorf("--set %q: write --set NAME=VALUE", s)
 		}
+		if first, twice := given[name]; twice {
+			return nil, usageErrorf("--set %s is given twice (--set %s and --set %s): give each param once; to sweep several values, give a list: --set '%s=[a, b]'",
+				name, first, s, name)
+		}
+		given[name] = s
 		out = append(out, compiler.Set{Name: name, Value: value})
 	}
 	return out, nil
 }
 
-// compile compiles a scenario for run/plan, printing diagnostics; it
-// returns nil when there are errors.
-func compile(path string, sets []string, experiment string, stderr io.Writer) (*compiler.Result, error) {
+// scenarioName is the name a scenario argument goes by: <stdin> for "-".
+func scenarioName(arg string) string {
+	if arg == "-" {
+		return stdinName
+	}
+	return arg
+}
+
+// oneStdin refuses "-" (the standard input) given more than once.
+func oneStdin(args []string) error {
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErrorf("- (the standard input) is given %d times: it can be read once", n)
+	}
+	return nil
+}
+
+// compileArg compiles the scenario a command-line argument names: a file,
+// or "-", the standard input (named <stdin> in diagnostics, its relative
+// imports and paths taken from the current directory). It returns the
+// name the scenario goes by.
+func compileArg(arg string, opts compiler.Options, stdin io.Reader) (*compiler.Result, string, error) {
+	if arg != "-" {
+		return compiler.Compile(arg, opts), arg, nil
+	}
+	src, err := io.ReadAll(stdin)
+	if err != nil {
+		return nil, "", exitError{exitFailure, fmt.Errorf("reading the standard input: %v", err)}
+	}
+	read := opts.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	opts.ReadFile = func(p string) ([]byte, error) {
+		if p == stdinName {
+			return src, nil
+		}
+		return read(p)
+	}
+	return compiler.Compile(stdinName, opts), stdinName, nil
+}
+
+// compile compiles a scenario for run/plan (path "-": the standard
+// input), printing diagnostics; it returns nil when there are errors.
+func compile(path string, sets []string, experiment string, stdin io.Reader, stderr io.Writer) (*compiler.Result, error) {
 	ss, err := parseSets(sets)
 	if err != nil {
 		return nil, err
 	}
-	res := compiler.Compile(path, compiler.Options{Sets: ss, Experiment: experiment})
+	res, path, err := compileArg(path, compiler.Options{Sets: ss, Experiment: experiment}, stdin)
+	if err != nil {
+		return nil, err
+	}
 	if err := res.Diags.Write(stderr, res.Sources); err != nil {
 		return nil, err
 	}
@@ -142,15 +208,31 @@ func runCmd(stdout, stderr io.Writer) *cobra.Command {
 with -j), and prints one table per experiment: run days, utilization, energy,
 cost, saving against the baseline, and waiting-time quantiles.
 
+FILE - reads the scenario from the standard input.
+
+--jobs DIR writes, per run, DIR/<run>.csv: one row per job (submit, start,
+end, nodes, power…). With --jobs-format batsim it writes Batsim's files
+instead: <run>_jobs.csv, <run>_machine_states.csv and <run>_schedule.csv.
+--series DIR writes, per run, DIR/<run>.hours.csv (power and utilization by
+hour of day), DIR/<run>.states.csv (the machine's state and power at every
+change), DIR/<run>.weeks.csv (per week: jobs completed, their Lawson
+slowdown and SLA violations, utilization) and, under a policy with
+active, DIR/<run>.active.csv (the active nodes at every change). The
+README's "Output files" section gives every column.
+
 Output files and directories are checked (and directories created) before
-anything is simulated. A directory written by --jobs or --series ends with
-a MANIFEST.json listing its files; files an earlier manifest listed that
-this run does not write are removed, other files are left alone.
+anything is simulated; no output may be a file the run reads (the
+scenario, its imports, traces, sacct, price and carbon files). A directory
+written by --jobs or --series gets each run's files as the run ends and
+ends with a MANIFEST.json listing them. pwrc refuses to replace a file in
+it that no manifest lists, or the files of another scenario or experiment;
+files an earlier run of the same sweep wrote that this run does not are
+removed, and said so.
 
 Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 130 interrupted.`,
 		Args: cobra.ExactArgs(1),
-		RunE: command(func(cmd *cobra.Command, args []string) error {
+		RunE: command(func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
 			switch format {
 			case "table", "markdown", "csv", "json":
@@ -169,9 +251,9 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			case jobsFormat == "batsim" && jobsDir == "":
 				return usageErrorf("--jobs-format batsim needs --jobs DIR")
 			}
-			flags := outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile, batsim: jobsFormat == "batsim"}
+			flags := outputFlags{out: outFile, jobs: jobsDir, series: seriesDir, cpuProfile: cpuProfile, batsim: jobsFormat == "batsim",
+				scenario: scenarioName(args[0]), experiment: experiment, sets: sets}
 			shardI, shardN := 0, 0
-			var err error
 			if shard != "" {
 				if shardI, shardN, err = parseShard(shard); err != nil {
 					return err
@@ -181,14 +263,16 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 					return usageErrorf("--shard writes a shard file (JSON) for pwrc merge, which prints --format %s", format)
 				case jobsDir != "" || seriesDir != "" || reportFile != "":
 					return usageErrorf("--shard does not write --jobs, --series or --report: run the sweep unsharded for them")
+				case args[0] == "-":
+					return usageErrorf("--shard needs a scenario file, which pwrc merge compiles again: save the standard input to a file")
 				}
 			}
-			res, err := compile(args[0], sets, experiment, stderr)
+			res, err := compile(args[0], sets, experiment, cmd.InOrStdin(), stderr)
 			if err != nil {
 				return err
 			}
 			if len(res.Plan.Runs) == 0 {
-				return exitError{exitFailure, fmt.Errorf("%s: no experiments to run", args[0])}
+				return exitError{exitFailure, fmt.Errorf("%s: no experiments to run", flags.scenario)}
 			}
 			var part []int // this shard's runs
 			if shard != "" {
@@ -223,10 +307,29 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			if reportFile != "" {
 				series = reportOptions(&opts, res.Plan)
 			}
-			results, err := simulate(ctx, res.Plan, opts)
+			runCtx := ctx
+			if len(out.dirs) > 0 { // each run's files as it ends
+				var st *streamer
+				runCtx, st = out.start(ctx, newManifest(flags.scenario, experiment, sets, res, nil), res.Plan)
+				defer st.cancel()
+				if opts.KeepStates {
+					st.series = series
+				}
+				st.waits = reportFile != ""
+				opts.Finished = st.finished
+				defer func() {
+					if werr := st.writeErr(); werr != nil && err == nil {
+						err = werr
+					}
+				}()
+			}
+			results, err := simulate(runCtx, res.Plan, opts)
 			prog.finish()
 			if err != nil {
-				return exitError{exitInterrupted, errors.New("interrupted; no output written")}
+				if ctx.Err() == nil { // a write error stopped the runs: the deferred check says it
+					return nil
+				}
+				return out.interrupted()
 			}
 			if shard != "" {
 				return writeShard(args[0], experiment, sets, res, shardI, shardN, part, results, out, stdout, stderr)
@@ -240,9 +343,10 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 				failed += len(f.runs)
 				fmt.Fprintf(stderr, "pwrc: %s failed: %s\n", runList(f.runs), f.msg)
 			}
-			head := newManifest(args[0], experiment, sets, res, results)
-			if err := out.writeDirs(ctx, head, results, stderr); err != nil {
-				return err
+			if len(out.dirs) > 0 {
+				if err := out.finish(ctx, newManifest(flags.scenario, experiment, sets, res, results), stderr); err != nil {
+					return err
+				}
 			}
 			if err := out.finishProfile(); err != nil {
 				return err
@@ -250,7 +354,7 @@ Exit codes: 0 success, 1 scenario errors or a failed run, 2 usage errors,
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
-			if err := reportFromRun(reportFile, reportTarget, args[0], res.Plan, results, series); err != nil {
+			if err := reportFromRun(reportFile, reportTarget, flags.scenario, res.Plan, results, series); err != nil {
 				return err
 			}
 			if outFile != "" {
@@ -339,13 +443,13 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "plan FILE",
 		Short: "List the runs a scenario expands to, and their dependencies",
 		Args:  cobra.ExactArgs(1),
-		RunE: command(func(_ *cobra.Command, args []string) error {
-			res, err := compile(args[0], sets, experiment, stderr)
+		RunE: command(func(cmd *cobra.Command, args []string) error {
+			res, err := compile(args[0], sets, experiment, cmd.InOrStdin(), stderr)
 			if err != nil {
 				return err
 			}
 			if len(res.Plan.Runs) == 0 {
-				fmt.Fprintf(stderr, "%s: no experiments, so no runs\n", args[0])
+				fmt.Fprintf(stderr, "%s: no experiments, so no runs\n", scenarioName(args[0]))
 			}
 			writePlan(stdout, res.Plan)
 			return nil

@@ -16,7 +16,8 @@ import (
 	"github.com/pwrc/pwrc/lang"
 )
 
-// stdinName names the standard input in messages.
+// stdinName names the standard input in messages, and a scenario read
+// from it (pwrc run -) in diagnostics and manifests.
 const stdinName = "<stdin>"
 
 func fmtCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -177,7 +178,11 @@ func pwrFiles(args []string) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, exitError{exitFailure, fmt.Errorf("%s: %v", arg, err)}
+			var pe *fs.PathError
+			if errors.As(err, &pe) { // the path it names, once
+				err = fmt.Errorf("%s: %v", pe.Path, pe.Err)
+			}
+			return nil, exitError{exitFailure, err}
 		}
 	}
 	return out, nil

@@ -8,7 +8,7 @@
 //	pwrc metrics              the metrics a report can show
 //	pwrc merge SHARD...       join the shard files of a sweep into its tables
 //	pwrc slurm FILE           an sbatch job array that runs a sweep in shards
-//	pwrc version
+//	pwrc version              (or pwrc --version)
 package main
 
 import (
@@ -18,7 +18,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -89,10 +91,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // runContext executes the CLI until ctx is cancelled (by a signal in main).
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runIn(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runIn executes the CLI with stdin as the standard input (`run -`).
 // Errors of pwrc's commands are exitErrors; any other error comes from the
 // command-line parser and is a usage error.
-func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
+	root.SetIn(stdin)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil && ctx.Err() != nil { // a command that does not watch ctx finished: still no success
@@ -139,12 +147,33 @@ simulator, printing energy, cost and waiting-time comparisons.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.Version = version // pwrc --version, as pwrc version
+	root.SetVersionTemplate("pwrc {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(checkCmd(stdout, stderr), runCmd(stdout, stderr), planCmd(stdout, stderr), versionCmd(stdout))
 	root.AddCommand(fmtCmd(stdout, stderr))
 	root.AddCommand(reportCmd(stdout, stderr), plotCmd(stdout, stderr))
 	root.AddCommand(metricsCmd(stdout), mergeCmd(stdout, stderr), slurmCmd(stdout, stderr))
 	return root
+}
+
+// badValue is pflag's error for a value that does not parse, which quotes
+// Go's own parse error after its own prefix.
+var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: strconv\.Parse(Int|Uint|Float|Bool): parsing ".*": (invalid syntax|value out of range)$`)
+
+// flagError is a usage error for a flag the command line got wrong, in
+// pwrc's words rather than Go's.
+func flagError(err error) error {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	want := map[string]string{"Int": "a whole number", "Uint": "a whole number, 0 or more", "Float": "a number", "Bool": "true or false"}[m[3]]
+	if m[4] == "value out of range" {
+		want += " in range"
+	}
+	return fmt.Errorf("%s %s: give %s", strings.ReplaceAll(m[2], ", ", " (")+strings.Repeat(")", strings.Count(m[2], ", ")), m[1], want)
 }
 
 func versionCmd(stdout io.Writer) *cobra.Command {

@@ -1,21 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
-	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/google/renameio/v2"
 
@@ -30,10 +23,13 @@ const manifestName = "MANIFEST.json"
 // --series directory is written (tests interrupt the writing with it).
 var testHookWrote func(path string)
 
-// outputFlags are the destinations given on the command line.
+// outputFlags are the destinations given on the command line, and what
+// the run is of (to tell whether a directory holds the same sweep).
 type outputFlags struct {
 	out, jobs, series, cpuProfile string
 	batsim                        bool // --jobs-format batsim
+	scenario, experiment          string
+	sets                          []string
 }
 
 // outputs are the checked destinations of a run: every one is probed (and
@@ -46,6 +42,7 @@ type outputs struct {
 	profilePath string
 	profile     *renameio.PendingFile
 	profiling   bool
+	inputs      inputs // the files the run reads, which no output may replace
 }
 
 // outDir is a directory written by --jobs, --series or both.
@@ -56,6 +53,10 @@ type outDir struct {
 	series bool
 	batsim bool // --jobs-format batsim: the jobs in Batsim's files
 	info   fs.FileInfo
+	// old lists the files the directory's manifest listed before this
+	// run (nil without a manifest); w writes the directory as runs end.
+	old []manifestFile
+	w   *dirWriter
 }
 
 // bare strips the path from a *fs.PathError: the paths pwrc touches are
@@ -83,11 +84,11 @@ func probeDir(dir string) error {
 
 // checkFile checks that path can be replaced by a new regular file: it is
 // not a directory, its directory exists and takes new files, and it is not
-// one of the scenario's sources. It returns the path to write: a symbolic
-// link's target (pwrc writes through links rather than replacing them), or
-// "" for a device or a pipe when devices are allowed (they are written
-// directly, not replaced).
-func checkFile(flag, path string, res *compiler.Result, devices bool) (string, error) {
+// one of the files the command reads (in). It returns the path to write: a
+// symbolic link's target (pwrc writes through links rather than replacing
+// them), or "" for a device or a pipe when devices are allowed (they are
+// written directly, not replaced).
+func checkFile(flag, path string, in inputs, devices bool) (string, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
@@ -99,16 +100,12 @@ func checkFile(flag, path string, res *compiler.Result, devices bool) (string, e
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return "", usageErrorf("%s %s: %v", flag, path, bare(err))
 	}
+	if x, ok := in.of(fi); err == nil && ok {
+		return "", usageErrorf("%s %s: is %s, which this command reads: write to another file (pwrc never writes over its inputs)", flag, path, x.what)
+	}
 	target, err := resolveLinks(path)
 	if err != nil {
 		return "", usageErrorf("%s %s: %v", flag, path, err)
-	}
-	if err == nil {
-		for src := range res.Sources {
-			if si, serr := os.Stat(src); serr == nil && os.SameFile(fi, si) {
-				return "", usageErrorf("%s %s: is the scenario source %s", flag, path, src)
-			}
-		}
 	}
 	dir := filepath.Dir(target)
 	di, err := os.Stat(dir)
@@ -169,21 +166,67 @@ func (o *outputs) writeOutput(data []byte) error {
 	return nil
 }
 
-// prepareOutputs checks every destination, creates the directories of
-// --jobs and --series, and starts the CPU profile.
-func prepareOutputs(f outputFlags, res *compiler.Result) (*outputs, error) {
-	o := &outputs{}
-	if f.out != "" {
-		target, err := checkFile("-o", f.out, res, true)
-		if err != nil {
-			return nil, err
+// isCount says whether a directory's name is a plain number, as `-j 2`
+// gives one: `--jobs 2` is then most likely a slip for it.
+func isCount(path string) bool {
+	return path != "" && strings.Trim(path, "0123456789") == ""
+}
+
+// mkdirAll creates dir and its missing parents, and returns the
+// directories it created, the deepest last; an ancestor that is a file is
+// named.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return nil, fmt.Errorf("%s is not a directory", d)
+			}
+			break
 		}
-		o.outPath, o.outTarget = f.out, target
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return nil, bare(err)
+		}
+		missing = append([]string{d}, missing...)
+		if filepath.Dir(d) == d {
+			break
+		}
 	}
-	for _, d := range []struct {
+	for i, d := range missing {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return missing[:i], fmt.Errorf("cannot create %s: %v", d, bare(err))
+		}
+	}
+	return missing, nil
+}
+
+// prepareOutputs checks every destination, creates the directories of
+// --jobs and --series, and starts the CPU profile. Directories it created
+// are removed again (when still empty) if a later destination is refused.
+func prepareOutputs(f outputFlags, res *compiler.Result) (_ *outputs, err error) {
+	o := &outputs{inputs: planInputs(res.Sources, res.Plan)}
+	var created []string
+	defer func() {
+		if err != nil {
+			o.abort()
+			for i := len(created) - 1; i >= 0; i-- {
+				os.Remove(created[i]) // only an empty directory goes
+			}
+		}
+	}()
+	dirFlags := []struct {
 		flag, path string
 		jobs       bool
-	}{{"--jobs", f.jobs, true}, {"--series", f.series, false}} {
+	}{{"--jobs", f.jobs, true}, {"--series", f.series, false}}
+	for _, d := range dirFlags {
+		if isCount(d.path) {
+			return nil, usageErrorf("%s %s: a directory named %s? %s DIR writes files into the directory DIR; to simulate %s runs in parallel, write -j %s (for a directory of that name, write %s ./%s)",
+				d.flag, d.path, d.path, d.flag, d.path, d.path, d.flag, d.path)
+		}
+	}
+	// The directories first: -o may name a file in one of them.
+	for _, d := range dirFlags {
 		if d.path == "" {
 			continue
 		}
@@ -191,7 +234,9 @@ func prepareOutputs(f outputFlags, res *compiler.Result) (*outputs, error) {
 		if fi, err := os.Stat(d.path); err == nil && !fi.IsDir() {
 			return nil, usageErrorf("%s: not a directory", label)
 		}
-		if err := os.MkdirAll(d.path, 0o755); err != nil {
+		made, err := mkdirAll(d.path)
+		created = append(created, made...)
+		if err != nil {
 			return nil, usageErrorf("%s: %v", label, err)
 		}
 		fi, err := os.Stat(d.path)
@@ -216,6 +261,18 @@ func prepareOutputs(f outputFlags, res *compiler.Result) (*outputs, error) {
 		od.jobs = od.jobs || d.jobs
 		od.series = od.series || !d.jobs
 	}
+	for _, d := range o.dirs {
+		if err := d.checkOld(f, res, o.inputs); err != nil {
+			return nil, err
+		}
+	}
+	if f.out != "" {
+		target, err := checkFile("-o", f.out, o.inputs, true)
+		if err != nil {
+			return nil, err
+		}
+		o.outPath, o.outTarget = f.out, target
+	}
 	// No two outputs may be the same file: the last written would win.
 	var cl claims
 	for _, d := range o.dirs {
@@ -236,7 +293,7 @@ func prepareOutputs(f outputFlags, res *compiler.Result) (*outputs, error) {
 		}
 	}
 	if f.cpuProfile != "" {
-		target, err := checkFile("--cpuprofile", f.cpuProfile, res, false)
+		target, err := checkFile("--cpuprofile", f.cpuProfile, o.inputs, false)
 		if err != nil {
 			return nil, err
 		}
@@ -249,12 +306,96 @@ func prepareOutputs(f outputFlags, res *compiler.Result) (*outputs, error) {
 		}
 		o.profilePath, o.profile = f.cpuProfile, pf
 		if err := pprof.StartCPUProfile(pf); err != nil {
-			o.abort()
 			return nil, fmt.Errorf("--cpuprofile %s: %v", f.cpuProfile, err)
 		}
 		o.profiling = true
 	}
 	return o, nil
+}
+
+// checkOld reads the manifest a directory already holds and refuses what
+// would lose a file: a manifest pwrc cannot read (it would be replaced),
+// one of another sweep (its files would be replaced or removed), and a
+// file this run would write that no manifest lists (the user's) or that
+// the run reads.
+func (d *outDir) checkOld(f outputFlags, res *compiler.Result, in inputs) error {
+	old, err := readOldManifest(d.path)
+	if err != nil {
+		return usageErrorf("%s: %v; pwrc would replace it: move it away, or write into another directory", d.label, err)
+	}
+	if old != nil {
+		d.old = old.Files
+		if len(old.Files) > 0 {
+			if !sameSweep(d.path, old, f, res) {
+				return usageErrorf("%s: holds the files of %s (%s says so), which this run of %s would replace or remove: write into another directory, or remove %s first",
+					d.label, sweepName(old.Scenario, old.Experiment), filepath.Join(d.path, manifestName), sweepName(f.scenario, f.experiment), d.path)
+			}
+		}
+	}
+	listed := map[string]bool{}
+	for _, x := range d.old {
+		listed[x.Name] = true
+	}
+	var clash []string
+	var first error
+	for _, r := range res.Plan.Runs {
+		for _, name := range d.names(r) {
+			path := filepath.Join(d.path, name)
+			li, err := os.Lstat(path)
+			if err != nil {
+				continue // not there (or unreadable: writing it will say)
+			}
+			fi, _ := os.Stat(path)
+			if x, ok := in.of(fi); ok {
+				return usageErrorf("%s: %s is %s, which this run reads, and run %s would write %s: write into another directory (pwrc never writes over its inputs)",
+					d.label, name, x.what, r.Name, name)
+			}
+			if listed[name] && li.Mode().IsRegular() {
+				continue
+			}
+			clash = append(clash, name)
+			switch {
+			case first != nil:
+			case !li.Mode().IsRegular():
+				first = fmt.Errorf("%s: %s is not a regular file, and run %s would write a file of that name", d.label, name, r.Name)
+			default:
+				first = fmt.Errorf("%s: %s is not a file pwrc wrote (no %s lists it), and run %s would replace it", d.label, name, manifestName, r.Name)
+			}
+		}
+	}
+	if first != nil {
+		more := ""
+		if len(clash) > 1 {
+			more = fmt.Sprintf(" (and %d more like it)", len(clash)-1)
+		}
+		return usageErrorf("%v%s: move it away, or write into another directory", first, more)
+	}
+	return nil
+}
+
+// sameSweep says whether a directory's earlier manifest is of the sweep
+// this run writes: the same scenario and --experiment. A scenario is the
+// same file, found from the directory the earlier run ran in (the
+// manifest's workdir); a scenario read from the standard input is the
+// same only with the same inputs.
+func sameSweep(dir string, old *manifest, f outputFlags, res *compiler.Result) bool {
+	if old.Experiment != f.experiment {
+		return false
+	}
+	if f.scenario == stdinName || old.Scenario == stdinName {
+		return old.Scenario == f.scenario && old.Inputs == inputsHash(res, f.sets, f.experiment)
+	}
+	a, err1 := os.Stat(at(old.workdir(dir), old.Scenario))
+	b, err2 := os.Stat(f.scenario)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// sweepName names what a manifest describes: "a.pwr" or "experiment x of a.pwr".
+func sweepName(scenario, experiment string) string {
+	if experiment == "" {
+		return scenario
+	}
+	return fmt.Sprintf("experiment %s of %s", experiment, scenario)
 }
 
 // claims are the files a run will write, to find two outputs that name
@@ -341,267 +482,11 @@ func (o *outputs) abort() {
 	}
 }
 
-// names are the files a run writes into d.
+// names are the files a run may write into d.
 func (d *outDir) names(r *pwrt.Run) []string {
 	var out []string
-	switch {
-	case d.jobs && d.batsim:
-		out = append(out, r.Name+batsimJobsSuffix, r.Name+batsimMachineSuffix)
-	case d.jobs:
-		out = append(out, r.Name+".csv")
-	}
-	if d.series {
-		out = append(out, r.Name+".hours.csv", r.Name+".states.csv")
-		out = append(out, lawsonNames(r)...)
+	for _, f := range d.planned(r) {
+		out = append(out, f.Name)
 	}
 	return out
-}
-
-// runFile is one file of a directory: a run's jobs, hours or states.
-type runFile struct {
-	name, run, kind string
-	write           func(*bytes.Buffer)
-}
-
-// files lists what d receives from the runs that succeeded, in plan order.
-func (d *outDir) files(results []*pwrt.Result) []runFile {
-	var out []runFile
-	for _, r := range results {
-		if r.Err != nil {
-			continue
-		}
-		switch {
-		case d.jobs && d.batsim:
-			out = append(out, runFile{r.Run.Name + batsimJobsSuffix, r.Run.Name, "jobs", func(b *bytes.Buffer) { writeBatsimJobs(b, r.Run.Workload.Name, r.Jobs) }})
-			if r.States != nil {
-				out = append(out, runFile{r.Run.Name + batsimMachineSuffix, r.Run.Name, "machine_states", func(b *bytes.Buffer) { writeBatsimMachineStates(b, r.States) }})
-			}
-		case d.jobs:
-			out = append(out, runFile{r.Run.Name + ".csv", r.Run.Name, "jobs", func(b *bytes.Buffer) { writeJobsCSV(b, r.Jobs) }})
-		}
-		if d.series {
-			out = append(out, runFile{r.Run.Name + ".hours.csv", r.Run.Name, "series", func(b *bytes.Buffer) { writeHoursCSV(b, &r.Metrics) }})
-			if r.States != nil {
-				out = append(out, runFile{r.Run.Name + ".states.csv", r.Run.Name, "states", func(b *bytes.Buffer) { writeStatesCSV(b, r.States) }})
-			}
-			out = append(out, lawsonFiles(r)...)
-		}
-	}
-	return out
-}
-
-// manifest is MANIFEST.json: what wrote a directory, from what, and the
-// files it holds. It has no time stamps, so the same inputs give the same
-// manifest.
-type manifest struct {
-	Pwrc       string   `json:"pwrc"`
-	Complete   bool     `json:"complete"`
-	Scenario   string   `json:"scenario"`
-	Experiment string   `json:"experiment"`
-	Sets       []string `json:"sets"`
-	// Inputs hashes the scenario's sources (imported files and the
-	// standard modules it uses included), --set values and --experiment.
-	Inputs string         `json:"inputs_sha256"`
-	Runs   []manifestRun  `json:"runs"`
-	Files  []manifestFile `json:"files"`
-}
-
-type manifestRun struct {
-	Name       string            `json:"name"`
-	Experiment string            `json:"experiment"`
-	Params     map[string]string `json:"params"`
-	Error      string            `json:"error,omitempty"`
-}
-
-type manifestFile struct {
-	Name   string `json:"name"`
-	Run    string `json:"run"`
-	Kind   string `json:"kind"` // jobs, series, states, machine_states, weeks or active
-	Bytes  *int64 `json:"bytes,omitempty"`
-	SHA256 string `json:"sha256,omitempty"`
-}
-
-// newManifest describes a run of pwrc; the files are filled per directory.
-func newManifest(scenario, experiment string, sets []string, res *compiler.Result, results []*pwrt.Result) manifest {
-	m := manifest{Pwrc: version, Scenario: scenario, Experiment: experiment, Sets: append([]string{}, sets...),
-		Inputs: inputsHash(res, sets, experiment), Runs: []manifestRun{}, Files: []manifestFile{}}
-	for _, r := range results {
-		mr := manifestRun{Name: r.Run.Name, Experiment: r.Run.Experiment, Params: map[string]string{}}
-		for _, p := range r.Run.Params {
-			mr.Params[p.Name] = p.Value
-		}
-		if r.Err != nil {
-			mr.Error = r.Err.Error()
-		}
-		m.Runs = append(m.Runs, mr)
-	}
-	return m
-}
-
-// inputsHash hashes the sources' contents (in an order that does not
-// depend on how their paths were written), the --set values in order and
-// --experiment.
-func inputsHash(res *compiler.Result, sets []string, experiment string) string {
-	var sums []string
-	for _, src := range res.Sources {
-		s := sha256.Sum256(src)
-		sums = append(sums, hex.EncodeToString(s[:]))
-	}
-	sort.Strings(sums)
-	h := sha256.New()
-	fmt.Fprintf(h, "pwrc inputs 1\n")
-	for _, s := range sums {
-		fmt.Fprintf(h, "source %s\n", s)
-	}
-	for _, s := range sets {
-		fmt.Fprintf(h, "set %q\n", s)
-	}
-	fmt.Fprintf(h, "experiment %q\n", experiment)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// writeDirs writes every --jobs and --series directory.
-func (o *outputs) writeDirs(ctx context.Context, head manifest, results []*pwrt.Result, stderr io.Writer) error {
-	for _, d := range o.dirs {
-		if err := d.write(ctx, head, d.files(results), stderr); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// write fills d in an order that leaves it explicit at every moment:
-//
-//  1. MANIFEST.json is replaced by one with "complete": false that lists
-//     the files this run will write and those an earlier manifest listed;
-//  2. the files are written, each atomically, stopping on an interrupt;
-//  3. files the earlier manifest listed that this run did not write are
-//     removed (no other file is ever removed);
-//  4. MANIFEST.json is replaced by the complete one, with sizes and hashes.
-func (d *outDir) write(ctx context.Context, head manifest, files []runFile, stderr io.Writer) error {
-	old, err := readOldManifest(d.path)
-	if err != nil {
-		fmt.Fprintf(stderr, "pwrc: %s: %s unreadable (%v); files it may list are left alone\n", d.label, manifestName, err)
-	}
-	planned := map[string]bool{}
-	pending := head
-	pending.Complete = false
-	pending.Files = []manifestFile{}
-	for _, f := range files {
-		planned[f.name] = true
-		pending.Files = append(pending.Files, manifestFile{Name: f.name, Run: f.run, Kind: f.kind})
-	}
-	var stale []manifestFile
-	for _, f := range old {
-		if !planned[f.Name] {
-			planned[f.Name] = true // once
-			stale = append(stale, f)
-			pending.Files = append(pending.Files, manifestFile{Name: f.Name, Run: f.Run, Kind: f.Kind})
-		}
-	}
-	if err := d.writeManifest(pending); err != nil {
-		return err
-	}
-	final := head
-	final.Complete = true
-	final.Files = []manifestFile{}
-	for _, f := range files {
-		if ctx.Err() != nil {
-			return d.interrupted()
-		}
-		var b bytes.Buffer
-		f.write(&b)
-		path := filepath.Join(d.path, f.name)
-		if err := renameio.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("%s: writing %s: %v", d.label, f.name, bare(err))
-		}
-		n := int64(b.Len())
-		sum := sha256.Sum256(b.Bytes())
-		final.Files = append(final.Files, manifestFile{Name: f.name, Run: f.run, Kind: f.kind, Bytes: &n, SHA256: hex.EncodeToString(sum[:])})
-		if testHookWrote != nil {
-			testHookWrote(path)
-		}
-	}
-	if ctx.Err() != nil {
-		return d.interrupted()
-	}
-	for _, f := range stale {
-		if err := os.Remove(filepath.Join(d.path, f.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: removing %s, written by an earlier run: %v", d.label, f.Name, bare(err))
-		}
-	}
-	if err := d.writeManifest(final); err != nil {
-		return err
-	}
-	d.noteOthers(final, stderr)
-	return nil
-}
-
-func (d *outDir) interrupted() error {
-	return exitError{exitInterrupted, fmt.Errorf("interrupted while writing %s: its %s says \"complete\": false", d.label, manifestName)}
-}
-
-func (d *outDir) writeManifest(m manifest) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := renameio.WriteFile(filepath.Join(d.path, manifestName), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("%s: writing %s: %v", d.label, manifestName, bare(err))
-	}
-	return nil
-}
-
-// noteOthers says on stderr which CSV files in d this run did not write:
-// they may be mistaken for its output, but pwrc only removes files its
-// own manifests listed.
-func (d *outDir) noteOthers(m manifest, stderr io.Writer) {
-	ours := map[string]bool{}
-	for _, f := range m.Files {
-		ours[f.Name] = true
-	}
-	entries, err := os.ReadDir(d.path)
-	if err != nil {
-		return
-	}
-	var others []string
-	for _, e := range entries {
-		if n := e.Name(); strings.HasSuffix(n, ".csv") && !strings.HasPrefix(n, ".") && !ours[n] {
-			others = append(others, n)
-		}
-	}
-	if len(others) == 0 {
-		return
-	}
-	shown := others
-	if len(shown) > 3 {
-		shown = append(slices.Clone(shown[:3]), "…")
-	}
-	fmt.Fprintf(stderr, "pwrc: %s: %s not written by this run left as %s (%s); %s lists this run's files\n",
-		d.label, count(len(others), "CSV file"), map[bool]string{true: "it was", false: "they were"}[len(others) == 1],
-		strings.Join(shown, ", "), manifestName)
-}
-
-// readOldManifest returns the files an earlier manifest in dir lists,
-// keeping only plain names in dir (never a path elsewhere, never the
-// manifest itself). No manifest is no error.
-func readOldManifest(dir string) ([]manifestFile, error) {
-	data, err := os.ReadFile(filepath.Join(dir, manifestName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, bare(err)
-	}
-	var m manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	var out []manifestFile
-	for _, f := range m.Files {
-		if f.Name != manifestName && filepath.IsLocal(f.Name) && filepath.Base(f.Name) == f.Name && !strings.ContainsAny(f.Name, `/\`) {
-			out = append(out, f)
-		}
-	}
-	return out, nil
 }

@@ -23,7 +23,7 @@ import (
 // an existing directory, not the scenario, not a file another output
 // writes. It returns the file to replace (a link's target).
 func checkReport(path string, f outputFlags, res *compiler.Result) (string, error) {
-	target, err := checkFile("--report", path, res, false)
+	target, err := checkFile("--report", path, planInputs(res.Sources, res.Plan), false)
 	if err != nil {
 		return "", err
 	}
@@ -178,15 +178,16 @@ func reportFromRun(path, target, scenario string, p *pwrt.Plan, results []*pwrt.
 // outputs keep: a run streams its state series into a compact
 // report.Series unless --series keeps it whole, and keeps its jobs' waits
 // unless --jobs keeps their records. It returns the series, by run index,
-// filled as the runs go.
+// filled as the runs go: by the runs' streams, or from the whole series
+// when a run's files are written (streamer.finished), which then drops it.
 func reportOptions(opts *pwrt.Options, p *pwrt.Plan) []*report.Series {
 	if !opts.KeepJobs {
 		opts.KeepWaits = true
 	}
-	if opts.KeepStates {
-		return nil
-	}
 	series := make([]*report.Series, len(p.Runs))
+	if opts.KeepStates {
+		return series
+	}
 	opts.States = func(r *pwrt.Run) pwrt.StateSink {
 		s := &report.Series{}
 		series[r.Index] = s // each run its own element: no lock needed
@@ -196,13 +197,14 @@ func reportOptions(opts *pwrt.Options, p *pwrt.Plan) []*report.Series {
 }
 
 // writeFigure writes a report or a figure to -o: atomically to a file (a
-// link's target), directly to a device or a pipe, to stdout for "-".
-func writeFigure(flag, path string, data []byte, stdout io.Writer) error {
+// link's target), directly to a device or a pipe, to stdout for "-"; never
+// over one of the files the command read (in).
+func writeFigure(flag, path string, data []byte, stdout io.Writer, in inputs) error {
 	if path == "-" {
 		_, err := stdout.Write(data)
 		return err
 	}
-	target, err := checkFile(flag, path, &compiler.Result{}, true)
+	target, err := checkFile(flag, path, in, true)
 	if err != nil {
 		return err
 	}
@@ -250,7 +252,7 @@ contract's price; otherwise the default columns and no price.`,
 				fmt.Fprintf(stderr, "pwrc: %s\n", n)
 			}
 			page := reportPage(s.title, s.plan, s.results, nil, s.notes, s.compiled)
-			return writeFigure("-o", outFile, report.HTML(page), stdout)
+			return writeFigure("-o", outFile, report.HTML(page), stdout, s.inputs())
 		}),
 	}
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write the report to this file (atomically; default DIR/report.html, - for stdout)")
@@ -302,7 +304,7 @@ The format follows the extension of -o: .svg or .png.`,
 			case ext != ".svg" && ext != ".png":
 				return usageErrorf("-o %s: the name must end in .svg or .png", outFile)
 			}
-			runs, err := savedRuns(args, stderr)
+			runs, in, err := savedRuns(args, what == "power", stderr)
 			if err != nil {
 				return err
 			}
@@ -317,7 +319,7 @@ The format follows the extension of -o: .svg or .png.`,
 					return err
 				}
 			}
-			return writeFigure("-o", outFile, svg, stdout)
+			return writeFigure("-o", outFile, svg, stdout, in)
 		}),
 	}
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "the figure's file: .svg or .png (atomically)")
@@ -326,18 +328,20 @@ The format follows the extension of -o: .svg or .png.`,
 }
 
 // savedRuns finds the runs plot names by their files, each directory read
-// once.
-func savedRuns(args []string, stderr io.Writer) ([]report.Run, error) {
+// once, and returns the files it read. prices: the figure draws the
+// contract's price, which needs the scenario (it says when there is none).
+func savedRuns(args []string, prices bool, stderr io.Writer) ([]report.Run, inputs, error) {
 	dirs := map[string]*saved{}
 	load := priceCache()
 	var runs []report.Run
+	var in inputs
 	for _, arg := range args {
 		// The run a file names: its name without the first suffix that
 		// leaves a run's name (x_jobs.csv is run x's Batsim jobs, or run
 		// x_jobs's own).
 		dir, name := filepath.Dir(arg), filepath.Base(arg)
 		candidates := []string{name}
-		for _, suffix := range []string{".states.csv", ".hours.csv", batsimJobsSuffix, batsimMachineSuffix, ".csv"} {
+		for _, suffix := range []string{".states.csv", ".hours.csv", batsimJobsSuffix, batsimMachineSuffix, batsimScheduleSuffix, ".csv"} {
 			if n, ok := strings.CutSuffix(name, suffix); ok {
 				candidates = append(candidates, n)
 			}
@@ -346,11 +350,12 @@ func savedRuns(args []string, stderr io.Writer) ([]report.Run, error) {
 		if !ok {
 			var err error
 			if s, err = loadSaved(dir, false); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			dirs[dir] = s
-			for _, n := range s.notes {
-				fmt.Fprintf(stderr, "pwrc: %s\n", n)
+			in = append(in, s.inputs()...)
+			if prices && s.missing != "" {
+				fmt.Fprintf(stderr, "pwrc: no price drawn for the runs in %s: %s\n", dir, s.missing)
 			}
 		}
 		var found *pwrt.Result
@@ -368,23 +373,23 @@ func savedRuns(args []string, stderr io.Writer) ([]report.Run, error) {
 		}
 		if found == nil {
 			name = candidates[0]
-			return nil, usageErrorf("%s: no run %s in %s (it has %s)", arg, name, dir, strings.Join(names, ", "))
+			return nil, nil, usageErrorf("%s: no run %s in %s (it has %s)", arg, name, dir, strings.Join(names, ", "))
 		}
 		if found.Err != nil {
-			return nil, fmt.Errorf("%s: run %s failed: %v", arg, name, found.Err)
+			return nil, nil, fmt.Errorf("%s: run %s failed: %v", arg, name, found.Err)
 		}
 		run := report.Run{Result: found, Label: found.Run.Label()}
 		if run.Label == "" {
 			run.Label = found.Run.Name
 		}
-		if s.compiled {
+		if s.compiled && prices {
 			if t, err := report.Tariff(run, load); err == nil {
 				run.Price = t
 			} else {
-				fmt.Fprintf(stderr, "pwrc: no price drawn: %v\n", err)
+				fmt.Fprintf(stderr, "pwrc: no price drawn for run %s: %v\n", name, err)
 			}
 		}
 		runs = append(runs, run)
 	}
-	return runs, nil
+	return runs, in, nil
 }

@@ -45,7 +45,9 @@ type saved struct {
 	plan    *pwrt.Plan
 	results []*pwrt.Result
 	notes   []string
-	title   string // the scenario, if the manifest names it, else the directory
+	missing string    // why the plan is not the scenario's, compiled again ("" if it is)
+	man     *manifest // the directory's manifest, nil without one
+	title   string    // the scenario, if the manifest names it, else the directory
 	// compiled: the plan is the scenario's, compiled again (it knows the
 	// contracts); else it is laid out from the saved runs.
 	compiled bool
@@ -83,12 +85,16 @@ func loadSaved(dir string, needResults bool) (*saved, error) {
 	if man == nil && runs == nil {
 		return nil, fmt.Errorf("%s: neither %s nor %s: not a directory pwrc run wrote", dir, manifestName, resultsName)
 	}
+	s.man = man
 	if man != nil && man.Scenario != "" {
 		s.title = man.Scenario
-		s.plan, s.notes = recompile(man)
+		s.plan, s.missing = recompile(dir, man)
 		s.compiled = s.plan != nil
 	} else {
-		s.notes = append(s.notes, "No scenario named in "+manifestName+": the tables have the default columns and the plots no price.")
+		s.missing = "no scenario is named in " + manifestName
+	}
+	if s.missing != "" {
+		s.notes = append(s.notes, capitalize(s.missing)+": the tables have the default columns and the plots no price.")
 	}
 	if runs == nil { // no metrics: the runs the manifest lists
 		for _, r := range man.Runs {
@@ -123,25 +129,61 @@ func loadSaved(dir string, needResults bool) (*saved, error) {
 	return s, nil
 }
 
-// recompile compiles the scenario a manifest names, with its --set values
-// and --experiment, if it still has the same inputs.
-func recompile(m *manifest) (*pwrt.Plan, []string) {
-	if _, err := os.Stat(m.Scenario); err != nil {
-		return nil, []string{fmt.Sprintf("Scenario %s not found (%v): the tables have the default columns and the plots no price.", m.Scenario, bare(err))}
+// recompile compiles the scenario a manifest in dir names, with its --set
+// values and --experiment, if it still has the same inputs. The scenario
+// and the --set values' paths are taken from the directory the run ran in
+// (the manifest's workdir), wherever pwrc runs now; the plan's data files
+// are then named from here. Otherwise it says why not.
+func recompile(dir string, m *manifest) (*pwrt.Plan, string) {
+	if m.Scenario == stdinName {
+		return nil, "the scenario was read from the standard input, so it cannot be compiled again"
+	}
+	wd := m.workdir(dir)
+	scenario := at(wd, m.Scenario)
+	if _, err := os.Stat(scenario); err != nil {
+		return nil, fmt.Sprintf("scenario %s not found (%v)", m.Scenario, bare(err))
 	}
 	var sets []compiler.Set
 	for _, s := range m.Sets {
 		name, value, _ := strings.Cut(s, "=")
 		sets = append(sets, compiler.Set{Name: strings.TrimSpace(name), Value: value})
 	}
-	res := compiler.Compile(m.Scenario, compiler.Options{Sets: sets, Experiment: m.Experiment})
+	opts := compiler.Options{Sets: sets, Experiment: m.Experiment}
+	if wd != "" {
+		opts.ReadFile = func(p string) ([]byte, error) { return os.ReadFile(at(wd, p)) }
+		opts.OpenData = func(p string) (io.ReadCloser, error) { return os.Open(at(wd, p)) }
+	}
+	res := compiler.Compile(m.Scenario, opts)
 	if res.Diags.HasErrors() || res.Plan == nil {
-		return nil, []string{fmt.Sprintf("Scenario %s no longer compiles: the tables have the default columns and the plots no price.", m.Scenario)}
+		return nil, fmt.Sprintf("scenario %s no longer compiles", m.Scenario)
 	}
 	if inputsHash(res, m.Sets, m.Experiment) != m.Inputs {
-		return nil, []string{fmt.Sprintf("Scenario %s changed since these runs (its inputs_sha256 differs): the tables have the default columns and the plots no price.", m.Scenario)}
+		return nil, fmt.Sprintf("scenario %s changed since these runs (its inputs_sha256 differs)", m.Scenario)
 	}
-	return res.Plan, nil
+	for _, r := range res.Plan.Runs { // the data files, from here
+		r.Workload.Path = at(wd, r.Workload.Path)
+		r.Contract.Prices = at(wd, r.Contract.Prices)
+		r.Contract.CarbonSeries = at(wd, r.Contract.CarbonSeries)
+	}
+	return res.Plan, ""
+}
+
+// inputs are the files a saved directory holds that the command read:
+// the manifest, results.json and the files the manifest lists, and the
+// scenario's data files when it was compiled again.
+func (s *saved) inputs() inputs {
+	var in inputs
+	in.add(filepath.Join(s.dir, manifestName), "the saved runs' "+manifestName)
+	in.add(filepath.Join(s.dir, resultsName), "the saved runs' "+resultsName)
+	if s.man != nil {
+		for _, f := range s.man.Files {
+			in.add(filepath.Join(s.dir, f.Name), "the saved file "+filepath.Join(s.dir, f.Name))
+		}
+	}
+	if s.plan != nil && s.compiled {
+		in = append(in, planInputs(nil, s.plan)...)
+	}
+	return in
 }
 
 // planFromRuns lays runs out without their scenario: one experiment per

@@ -102,8 +102,8 @@ func readShard(path string) (*shardFile, error) {
 // run in exactly one of them, and returns the plan (compiled again),
 // every run's result and the scenario the shards ran. Missing or
 // duplicated runs are named.
-func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, string, error) {
-	fail := func(err error) (*pwrt.Plan, []*pwrt.Result, string, error) { return nil, nil, "", err }
+func mergeShards(paths []string) (*compiler.Result, []*pwrt.Result, string, error) {
+	fail := func(err error) (*compiler.Result, []*pwrt.Result, string, error) { return nil, nil, "", err }
 	var files []*shardFile
 	var seen []os.FileInfo
 	for _, p := range paths {
@@ -134,10 +134,11 @@ func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, string, error) {
 			return fail(fmt.Errorf("%s was written by pwrc %s, %s by pwrc %s: run every shard with the same pwrc", paths[0], first.Pwrc, paths[k+1], f.Pwrc))
 		}
 	}
-	plan, err := shardPlan(first)
+	res, err := shardPlan(first)
 	if err != nil {
 		return fail(err)
 	}
+	plan := res.Plan
 	results := make([]*pwrt.Result, len(plan.Runs))
 	from := make([]string, len(plan.Runs))
 	var dup []string
@@ -194,12 +195,12 @@ func mergeShards(paths []string) (*pwrt.Plan, []*pwrt.Result, string, error) {
 		return fail(errors.New(strings.Join(problems, "; ")))
 	}
 	pwrt.CompleteComparisons(plan, results)
-	return plan, results, first.Scenario, nil
+	return res, results, first.Scenario, nil
 }
 
 // shardPlan compiles the scenario the shards ran, with their --set values
 // and --experiment, and checks that it has the same inputs.
-func shardPlan(f *shardFile) (*pwrt.Plan, error) {
+func shardPlan(f *shardFile) (*compiler.Result, error) {
 	if _, err := os.Stat(f.Scenario); err != nil {
 		return nil, fmt.Errorf("the shards' scenario %s: %v (merge from the directory the shards ran in)", f.Scenario, bare(err))
 	}
@@ -215,7 +216,7 @@ func shardPlan(f *shardFile) (*pwrt.Plan, error) {
 	if inputsHash(res, f.Sets, f.Experiment) != f.Inputs {
 		return nil, fmt.Errorf("the shards' scenario %s changed since they ran (its sources differ): run the shards again", f.Scenario)
 	}
-	return res.Plan, nil
+	return res, nil
 }
 
 // listNames names up to 10 runs, and how many more.
@@ -260,9 +261,21 @@ page says so.`,
 				}
 				reportTarget = t
 			}
-			plan, results, scenario, err := mergeShards(args)
+			res, results, scenario, err := mergeShards(args)
 			if err != nil {
 				return err
+			}
+			plan := res.Plan
+			in := planInputs(res.Sources, plan) // and the shard files:
+			for _, p := range args {
+				in.add(p, "the shard file "+p)
+			}
+			if reportFile != "" {
+				if fi, err := os.Stat(reportTarget); err == nil {
+					if x, ok := in.of(fi); ok {
+						return usageErrorf("--report %s: is %s, which this command reads: write to another file (pwrc never writes over its inputs)", reportFile, x.what)
+					}
+				}
 			}
 			var buf bytes.Buffer
 			if err := render(&buf, format, theory, plan, results); err != nil {
@@ -275,14 +288,8 @@ page says so.`,
 			}
 			if outFile == "" {
 				outFile = "-"
-			} else if fi, err := os.Stat(outFile); err == nil {
-				for _, p := range args {
-					if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
-						return usageErrorf("-o %s: is the shard file %s", outFile, p)
-					}
-				}
 			}
-			if err := writeFigure("-o", outFile, buf.Bytes(), stdout); err != nil {
+			if err := writeFigure("-o", outFile, buf.Bytes(), stdout, in); err != nil {
 				return err
 			}
 			if reportFile != "" {
@@ -316,7 +323,7 @@ func mergedNote(files int) string {
 // new regular file in an existing directory, neither -o nor a shard file.
 // It returns the file to replace (a link's target).
 func checkMergeReport(path, outFile string, shards []string) (string, error) {
-	target, err := checkFile("--report", path, &compiler.Result{}, false)
+	target, err := checkFile("--report", path, nil, false)
 	if err != nil {
 		return "", err
 	}
