@@ -33,7 +33,7 @@ import (
 // a budget stops applying, so held-back jobs start then.
 
 // budgetStage is the power budget's stage: its passes are the scheduler's
-// (budgetedPass), its wake-ups the scheduler's clock's (a budget during
+// (pass, bounded by the budget while it applies), its wake-ups the scheduler's clock's (a budget during
 // peak or while a rule wakes the scheduler when they may change).
 type budgetStage struct{ nop }
 
@@ -167,11 +167,7 @@ type budgetPass struct {
 	items     []knapsack.Item
 	jobs      []int32
 	chosen    []int
-	idle      bool    // the last budgeted pass started nothing, and the next may be incremental
-	shadow    float64 // EASY under a budget: the head's reservation
-	extra     int     // nodes free at the shadow time beyond the head's need
-	extraW    float64 // budget free at the shadow time beyond the head's weight
-	skipped   int
+	idle      bool // the last budgeted pass started nothing, and the next may be incremental
 }
 
 // weigh is job j's weight if it may start now, and the pstate it would
@@ -226,94 +222,22 @@ func (s *sim) headNeed(j int32) float64 {
 	return s.jobPower(j, p) - float64(s.alloc[j])*s.machine.Power.Idle
 }
 
-// cappedPass is a scheduling pass while a powercap bears on some job: a
-// budgeted pass whose weights are power increments and whose fits are
-// Alg. 2's.
-func (s *sim) cappedPass() bool {
-	s.caps.power = s.model.Power(s.cnt, s.watts)
-	s.budget = math.Inf(1) // each job's cap is checked by weigh; EASY's head sets it (headNeed)
-	return s.budgetedPass()
-}
-
 // headroom is the budget left for jobs starting now.
 func (s *sim) headroom() float64 { return s.budget - s.commitW }
 
-// budgetedPass is a scheduling pass while the budget applies.
-func (s *sim) budgetedPass() bool {
-	s.bp.idle = false
-	if s.headroom() < s.bp.minWeight {
-		// No job fits in what is left of the budget. Only an end (or the
-		// budget ending) changes that, and either brings another pass.
-		s.blocked = true
-		return false
-	}
-	free := s.free()
-	started := 0
-	first := len(s.queue) // the first queue position started: compaction starts there
-	full := true          // the knapsack's window is full
-	// (check refuses a knapsack under a powercap)
-	if s.pol.Select == SelectKnapsack && s.caps == nil {
-		started, first, full = s.knapsackSelect(&free)
-	} else {
-	heads:
-		for b := s.cands(walkAll, 0, -1, free); len(b) > 0; b = s.more(free) {
-			for k, j := range b {
-				if !s.admitted(j) {
-					continue
-				}
-				nn := int(s.alloc[j])
-				if nn > free {
-					break heads
-				}
-				wt, p, ok := s.weigh(j)
-				if !ok {
-					break heads
-				}
-				s.startAt(j, wt, p)
-				free -= nn
-				started++
-				first = min(first, k) // (a position in scan mode's one batch)
-			}
-		}
-	}
-	// The first waiting job.
-	head, headAt := int32(-1), -1
+// firstWaiting is the first waiting job the admit rule accepts, and its
+// place in the queue (scan mode; −1 in index mode): the head after the
+// knapsack chose from the window.
+func (s *sim) firstWaiting() (int32, int) {
 	if s.indexed() {
-		head = s.q.ix.first(0)
-	} else {
-		for i, j := range s.queue {
-			if s.status[j] == 0 && s.admitted(j) {
-				head, headAt = j, i
-				break
-			}
+		return s.q.ix.first(0), -1
+	}
+	for i, j := range s.queue {
+		if s.status[j] == 0 && s.admitted(j) {
+			return j, i
 		}
 	}
-	s.blocked = head >= 0
-	if head >= 0 && free > 0 {
-		n := 0
-		switch s.pol.Backfill {
-		case EASY:
-			s.reserveBudget(int(s.alloc[head]), s.headNeed(head), free)
-			n = s.backfillBudgetEASY(s.cands(walkBudgetEASY, headAt+1, head, free), free)
-		case Greedy:
-			s.bp.skipped = 1
-			w := s.walkFrom(walkBudgetFits, headAt+1, head)
-			n = s.backfillBudgetGreedy(w, free)
-		}
-		if n > 0 {
-			started += n
-			first = min(first, headAt+1)
-		}
-		// Nothing started, the reservation lies ahead, the window holds
-		// only jobs that were there: an arrival-only pass may look at the
-		// new jobs alone (see incremental).
-		s.bp.idle = started == 0 && full && s.caps == nil && (s.pol.Backfill != EASY || s.bp.shadow > s.now)
-	}
-	if started > 0 && !s.indexed() {
-		s.compactQueue(first)
-	}
-	s.markScanned()
-	return started > 0
+	return -1, -1
 }
 
 // knapsackSelect starts the best subset of the window (Zhou's Problem 1
@@ -361,132 +285,4 @@ window:
 		*free -= items[c].Nodes
 	}
 	return len(bp.chosen), first, full
-}
-
-// reserveBudget is EASY's reservation for a head of need nodes and weight
-// needW: the earliest estimated end at which both are free, and what is
-// left over then.
-func (s *sim) reserveBudget(need int, needW float64, free int) {
-	bp := &s.bp
-	avail, availW := free, s.headroom()
-	shadow := math.Inf(1)
-	k := 0
-	if avail >= need && availW >= needW {
-		shadow = s.now
-	}
-	run := s.run.items()
-	for ; math.IsInf(shadow, 1) && k < len(run); k++ {
-		r := run[k]
-		avail += int(r.nodes)
-		if r.id >= 0 {
-			availW += s.wt[r.id]
-		}
-		if avail >= need && availW >= needW {
-			shadow = r.est // the loop's k++ moves past this entry
-		}
-	}
-	for ; k < len(run) && run[k].est == shadow; k++ {
-		r := run[k]
-		avail += int(r.nodes)
-		if r.id >= 0 {
-			availW += s.wt[r.id]
-		}
-	}
-	bp.shadow, bp.extra, bp.extraW = shadow, avail-need, availW-needW
-}
-
-// backfillBudgetEASY starts the candidates that fit now in nodes and budget
-// and do not delay the head's reservation.
-func (s *sim) backfillBudgetEASY(b []int32, free int) int {
-	bp := &s.bp
-	started := 0
-	for ; len(b) > 0; b = s.more(free) {
-		for _, j := range b {
-			nn := int(s.alloc[j])
-			if nn > free || s.status[j] != 0 || !s.admitted(j) {
-				continue
-			}
-			boot := 0.0
-			if s.machine.BootTime > 0 && nn > s.cnt.Idle {
-				boot = s.machine.BootTime // it waits for off nodes to boot
-			}
-			var endEst float64
-			lim := backfillLimit{endBy: math.Inf(1)}
-			if s.caps != nil {
-				// Alg. 2 may slow it down, never speed it up: it must end
-				// by the shadow time at the pstate it gets or fit in the
-				// extra nodes and budget, and is not weighed once it can
-				// do neither (each increment costs a walk over the nodes
-				// it would get).
-				lim = backfillLimit{endBy: bp.shadow, boot: boot, extraW: math.Inf(-1)}
-				if nn <= bp.extra {
-					lim.extraW = bp.extraW
-				}
-			} else {
-				endEst = s.now + s.estimate(j) + boot
-			}
-			wt, p, ok := s.weighBy(j, lim)
-			if !ok {
-				continue
-			}
-			if s.caps != nil {
-				endEst = s.now + s.estAt(j, p) + boot // at the pstate Alg. 2 chose
-			}
-			switch {
-			case endEst <= bp.shadow:
-			case nn <= bp.extra && wt <= bp.extraW:
-				bp.extra -= nn
-				bp.extraW -= wt
-			default:
-				continue
-			}
-			s.startAt(j, wt, p)
-			free -= nn
-			started++
-			if free == 0 || s.headroom() < bp.minWeight {
-				return started // nothing else fits
-			}
-		}
-	}
-	return started
-}
-
-// backfillBudgetGreedy starts every candidate that fits in nodes and
-// budget, giving up once Depth jobs have not fit.
-func (s *sim) backfillBudgetGreedy(w *walk, free int) int {
-	bp := &s.bp
-	started := 0
-	for {
-		if bp.skipped > s.pol.Depth || free == 0 || s.headroom() < bp.minWeight {
-			break
-		}
-		j := w.next(free)
-		n := w.skipped
-		if n > 0 {
-			if bp.skipped+n > s.pol.Depth {
-				bp.skipped = s.pol.Depth + 1
-				break
-			}
-			bp.skipped += n
-		}
-		if j < 0 {
-			break
-		}
-		if s.status[j] != 0 || !s.admitted(j) {
-			continue
-		}
-		nn := int(s.alloc[j])
-		wt, p, ok := 0.0, 0, false
-		if nn <= free {
-			wt, p, ok = s.weigh(j)
-		}
-		if !ok {
-			bp.skipped++
-			continue
-		}
-		s.startAt(j, wt, p)
-		free -= nn
-		started++
-	}
-	return started
 }

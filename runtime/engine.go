@@ -107,13 +107,11 @@ type sim struct {
 	shutSeq int32
 
 	// Incremental passes (see incremental): state the last pass left.
-	changed  bool    // something besides arrivals at the queue's end happened since
-	blocked  bool    // the last pass left a head waiting
-	scanned  int     // queue length after the last pass
-	shadow   float64 // EASY: the head's reservation
-	extra    int     // EASY: nodes free at the shadow time beyond the head's need
-	skipped  int     // greedy: jobs that did not fit
-	depthHit bool    // greedy: gave up after depth jobs
+	changed bool        // something besides arrivals at the queue's end happened since
+	blocked bool        // the last pass left a head waiting
+	scanned int         // queue length after the last pass
+	res     reservation // EASY: the head's reservation
+	skipped int         // greedy: jobs that did not fit (beyond its depth: it gave up)
 
 	now       float64
 	done      int
@@ -800,7 +798,7 @@ func (s *sim) estOf(j int32, p int) float64 {
 
 // estimate is job j's estimated run time if it started now at the pstate
 // the frequency stage gives it. (Under a powercap, a capped pass asks
-// runEst once Alg. 2 has chosen the pstate: see backfillBudgetEASY.)
+// runEst once Alg. 2 has chosen the pstate: see backfillEASY.)
 func (s *sim) estimate(j int32) float64 {
 	if s.freq.kind == FreqRule {
 		return s.ruleEstimate(j)

@@ -80,7 +80,7 @@ func (la *lookahead) simulate(s *sim, l int) bool {
 	x.nodes = l
 	x.now = s.now
 	x.done, x.changed, x.blocked, x.scanned = 0, true, false, 0
-	x.shadow, x.extra, x.skipped, x.depthHit = 0, 0, 0, false
+	x.res, x.skipped = reservation{}, 0
 	x.stale = true
 	x.env = s.env
 	x.heap = x.heap[:0]

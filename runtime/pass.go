@@ -219,6 +219,14 @@ func (s *sim) admitRule(j int32) bool {
 }
 
 // pass runs one scheduling pass and reports whether any job started.
+//
+// One scheduler serves every policy: its room is the free nodes and, while
+// a budget applies or a powercap bears on the pass (bounded), the watts
+// the budget or the cap leaves; without either the watts are unbounded and
+// the pass never weighs a job. A bounded pass weighs each job it would
+// start (its budget weight, or under a cap its power increment at the
+// pstate Alg. 2 gives it) and stops, reserves and backfills by nodes and
+// watts alike; the knapsack chooses the heads while a budget applies.
 func (s *sim) pass() bool {
 	if s.q.nwait == 0 {
 		s.blocked, s.changed = false, false
@@ -252,44 +260,76 @@ func (s *sim) pass() bool {
 	if s.dynamicOrder() {
 		s.sortQueue()
 	}
-	if capped {
+	bounded := false
+	switch {
+	case capped:
+		// Each job's cap is checked by weigh; EASY's head sets the budget
+		// (headNeed).
 		s.env.System.Budget = math.Inf(1)
-		return s.cappedPass()
-	}
-	if s.pol.Budget != nil {
+		s.caps.power = s.model.Power(s.cnt, s.watts)
+		s.budget = math.Inf(1)
+		bounded = true
+	case s.pol.Budget != nil:
 		s.budgetOn = s.budgetActive()
 		s.env.System.Budget = math.Inf(1)
 		if s.budgetOn {
 			s.env.System.Budget = s.budget
-			return s.budgetedPass()
+			bounded = true
 		}
 	}
-	// FCFS: start heads while they fit.
-	// (In scan mode the one batch is the queue: k is a position in it.)
+	if bounded {
+		s.bp.idle = false
+		if s.headroom() < s.bp.minWeight {
+			// No job fits in what is left of the budget. Only an end (or
+			// the budget ending) changes that, and either brings another
+			// pass.
+			s.blocked = true
+			return false
+		}
+	}
+	// The heads: start them in queue order while they fit (in scan mode
+	// the one batch is the queue: k is a position in it), or the
+	// knapsack's choice from the window while a budget applies.
 	head, headAt, first, heads := int32(-1), -1, -1, 0
-heads:
-	for b := s.cands(walkAll, 0, -1, free); len(b) > 0; b = s.more(free) {
-		for k, j := range b {
-			if !s.admitted(j) {
-				continue
-			}
-			if int(s.alloc[j]) > free {
-				if s.defers != nil {
-					s.defers.release(j, s.now) // waits for nodes now, not for a price
+	full := true                                                    // the knapsack's window is full
+	if bounded && s.pol.Select == SelectKnapsack && s.caps == nil { // (check refuses a knapsack under a powercap)
+		heads, first, full = s.knapsackSelect(&free)
+		head, headAt = s.firstWaiting()
+	} else {
+	loop:
+		for b := s.cands(walkAll, 0, -1, free); len(b) > 0; b = s.more(free) {
+			for k, j := range b {
+				if !s.admitted(j) {
+					continue
 				}
-				head, headAt = j, k
-				break heads
+				nn := int(s.alloc[j])
+				if nn > free {
+					if s.defers != nil {
+						s.defers.release(j, s.now) // waits for nodes now, not for a price
+					}
+					head, headAt = j, k
+					break loop
+				}
+				if s.defers != nil && s.holds(j) {
+					head, headAt = j, k
+					break loop
+				}
+				if bounded {
+					wt, p, ok := s.weigh(j)
+					if !ok {
+						head, headAt = j, k
+						break loop
+					}
+					s.startAt(j, wt, p)
+				} else {
+					s.startJob(j)
+				}
+				if first < 0 {
+					first = k
+				}
+				free -= nn
+				heads++
 			}
-			if s.defers != nil && s.holds(j) {
-				head, headAt = j, k
-				break heads
-			}
-			if first < 0 {
-				first = k
-			}
-			s.startJob(j)
-			free -= int(s.alloc[j])
-			heads++
 		}
 	}
 	s.blocked = head >= 0
@@ -297,16 +337,30 @@ heads:
 	if head >= 0 && free > 0 {
 		switch s.pol.Backfill {
 		case EASY:
-			s.reserve(int(s.alloc[head]), free)
-			backfilled = s.backfillEASY(s.cands(walkEASY, headAt+1, head, free), free)
+			s.reserve(head, free, bounded)
+			kind := walkEASY
+			if bounded {
+				kind = walkBudgetEASY
+			}
+			backfilled = s.backfillEASY(s.cands(kind, headAt+1, head, free), free, bounded)
 		case Greedy:
-			s.skipped, s.depthHit = 1, false // the head did not fit
-			backfilled = s.backfillGreedy(s.walkFrom(walkFits, headAt+1, head), free)
+			s.skipped = 1 // the head did not fit
+			kind := walkFits
+			if bounded {
+				kind = walkBudgetFits
+			}
+			backfilled = s.backfillGreedy(s.walkFrom(kind, headAt+1, head), free, bounded)
+		}
+		if bounded {
+			// Nothing started, the reservation lies ahead, the window
+			// holds only jobs that were there: an arrival-only pass may
+			// look at the new jobs alone (see budgetStage.arrivalOnly).
+			s.bp.idle = heads+backfilled == 0 && full && s.caps == nil && (s.pol.Backfill != EASY || s.res.shadow > s.now)
 		}
 	}
 	switch {
 	case s.indexed() || heads+backfilled == 0:
-	case backfilled == 0 && first == 0 && s.pol.Admit == nil:
+	case backfilled == 0 && first == 0 && s.pol.Admit == nil && !bounded:
 		// Exactly the first jobs started, as under plain FCFS: a short
 		// queue moves to the front of its backing array (no allocation);
 		// a long one is resliced, so that it is not moved at every pass
@@ -318,7 +372,7 @@ heads:
 			s.queue = s.queue[heads:]
 		}
 	default:
-		if first < 0 {
+		if first < 0 || backfilled > 0 && headAt+1 < first {
 			first = headAt + 1
 		}
 		s.compactQueue(first)
@@ -329,7 +383,7 @@ heads:
 
 // budgetHeld is the budgeted pass's first test, made before a dynamic
 // order is re-sorted: the budget applies and its headroom is below the
-// lightest job, so the pass ends at once, as budgetedPass would end it. A
+// lightest job, so the pass ends at once, as its bounded part would end it. A
 // budget's while rule that fails here is left to fail where it always
 // has, after the sort.
 func (s *sim) budgetHeld() (held bool) {
@@ -373,30 +427,22 @@ func (s *sim) incremental() bool {
 	return true
 }
 
-// arrivalPass is a pass over the jobs that arrived since the last one.
+// arrivalPass is a pass over the jobs that arrived since the last one:
+// they can only be backfilled, under the reservation the last pass left
+// (bounded by the budget if it applied then, as it does now).
 func (s *sim) arrivalPass() bool {
 	free := s.free()
+	bounded := s.pol.Budget != nil && s.budgetOn
 	started := 0
 	fresh := s.fresh()
-	if s.pol.Budget != nil && s.budgetOn {
-		switch s.pol.Backfill {
-		case EASY:
-			started = s.backfillBudgetEASY(fresh, free)
-		case Greedy:
-			started = s.backfillBudgetGreedy(s.listWalk(fresh), free)
-		}
-		if started > 0 {
-			s.bp.idle = false
-		}
-	} else {
-		switch s.pol.Backfill {
-		case EASY:
-			started = s.backfillEASY(fresh, free)
-		case Greedy:
-			if !s.depthHit {
-				started = s.backfillGreedy(s.listWalk(fresh), free)
-			}
-		}
+	switch s.pol.Backfill {
+	case EASY:
+		started = s.backfillEASY(fresh, free, bounded)
+	case Greedy:
+		started = s.backfillGreedy(s.listWalk(fresh), free, bounded)
+	}
+	if bounded && started > 0 {
+		s.bp.idle = false
 	}
 	if started > 0 && !s.indexed() {
 		s.compactQueue(s.scanned)
@@ -405,18 +451,44 @@ func (s *sim) arrivalPass() bool {
 	return started > 0
 }
 
-// reserve computes the reservation of a waiting head of need nodes: the
-// shadow time is the earliest estimated end at which enough nodes are free,
-// and extra counts the nodes free at that instant (every job whose estimate
-// ends by then) beyond need.
-func (s *sim) reserve(need, free int) { s.shadow, s.extra = s.run.reserve(need, free) }
+// reservation is EASY's reservation for the first waiting job: the shadow
+// time, the earliest estimated end by which enough nodes (and, in a
+// bounded pass, enough watts) are free for it, and what is free at that
+// instant beyond its need: extra nodes and extraW watts (+Inf unbounded).
+type reservation struct {
+	shadow float64
+	extra  int
+	extraW float64
+}
+
+// reserve computes the reservation of waiting head j with free nodes free
+// (see reservation). Its watts, in a bounded pass, are its budget weight,
+// or under a powercap its increment at the lowest pstate it may run at
+// against a budget that is its cap less the machine's power without its
+// running jobs' increments (headNeed).
+func (s *sim) reserve(j int32, free int, bounded bool) {
+	need := int(s.alloc[j])
+	if !bounded {
+		s.res.shadow, s.res.extra = s.run.reserve(need, free)
+		s.res.extraW = math.Inf(1)
+		return
+	}
+	needW := s.headNeed(j)
+	s.res.shadow, s.res.extra, s.res.extraW = s.run.reserveW(s.now, need, free, needW, s.headroom(), s.wt)
+}
 
 // backfillEASY starts the candidates (a first batch, see cands) that fit
 // now and do not delay the reservation: they end by the shadow time, or
-// fit in the extra nodes.
-func (s *sim) backfillEASY(b []int32, free int) int {
+// fit in the extra nodes (and, bounded, the extra watts). A bounded pass
+// weighs each candidate that fits the free nodes: within the headroom,
+// and under a powercap at the pstate Alg. 2 gives it, which it must end
+// by the shadow time at (Alg. 2 may slow it down, never speed it up: it
+// is not weighed once it can neither end in time nor fit the extra nodes
+// and watts, as each increment costs a walk over the nodes it would get).
+func (s *sim) backfillEASY(b []int32, free int, bounded bool) int {
 	started := 0
 	boot := s.machine.BootTime
+	r := &s.res
 	for ; len(b) > 0; b = s.more(free) {
 		// (The per-job arrays in locals: a long queue is mostly jobs that
 		// do not fit, each a few loads.)
@@ -426,48 +498,67 @@ func (s *sim) backfillEASY(b []int32, free int) int {
 			if nn > free || status[j] != 0 || !s.admitted(j) {
 				continue
 			}
-			endEst := s.now + s.estimate(j)
+			wait := 0.0
 			if boot > 0 && nn > s.cnt.Idle {
-				endEst += boot // it waits for off nodes to boot
+				wait = boot // it waits for off nodes to boot
+			}
+			var endEst, wt float64
+			p := 0
+			if bounded {
+				lim := backfillLimit{endBy: math.Inf(1)}
+				if s.caps != nil {
+					lim = backfillLimit{endBy: r.shadow, boot: wait, extraW: math.Inf(-1)}
+					if nn <= r.extra {
+						lim.extraW = r.extraW
+					}
+				} else {
+					endEst = s.now + s.estimate(j) + wait
+				}
+				var ok bool
+				if wt, p, ok = s.weighBy(j, lim); !ok {
+					continue
+				}
+				if s.caps != nil {
+					endEst = s.now + s.estAt(j, p) + wait // at the pstate Alg. 2 chose
+				}
+			} else {
+				endEst = s.now + s.estimate(j) + wait
 			}
 			switch {
-			case endEst <= s.shadow:
+			case endEst <= r.shadow:
 				// Ends by the shadow time: cannot delay the reservation.
-			case nn <= s.extra:
-				s.extra -= nn
+			case nn <= r.extra && wt <= r.extraW:
+				r.extra -= nn
+				r.extraW -= wt
 			default:
 				continue
 			}
-			s.startJob(j)
+			if bounded {
+				s.startAt(j, wt, p)
+			} else {
+				s.startJob(j)
+			}
 			free -= nn
 			started++
-			if free == 0 {
-				return started
+			if free == 0 || bounded && s.headroom() < s.bp.minWeight {
+				return started // nothing else fits
 			}
 		}
 	}
 	return started
 }
 
-// backfillGreedy starts every candidate that fits now, without protecting
-// the first waiting job (Kunkel's BackfillDelay); it gives up once depth
-// jobs have not fit. (An indexed walk skips the jobs that do not fit and
-// says how many.)
-func (s *sim) backfillGreedy(w *walk, free int) int {
+// backfillGreedy starts every candidate that fits now (bounded: in nodes
+// and watts), without protecting the first waiting job (Kunkel's
+// BackfillDelay); it gives up once depth jobs have not fit. (An indexed
+// walk skips the jobs that do not fit and says how many.)
+func (s *sim) backfillGreedy(w *walk, free int, bounded bool) int {
 	started := 0
-	for {
-		if s.skipped > s.pol.Depth {
-			s.depthHit = true
-			break
-		}
-		if free == 0 {
-			break
-		}
+	for s.skipped <= s.pol.Depth && free > 0 && !(bounded && s.headroom() < s.bp.minWeight) {
 		j := w.next(free)
-		n := w.skipped
-		if n > 0 {
+		if n := w.skipped; n > 0 {
 			if s.skipped+n > s.pol.Depth {
-				s.skipped, s.depthHit = s.pol.Depth+1, true
+				s.skipped = s.pol.Depth + 1
 				break
 			}
 			s.skipped += n
@@ -483,7 +574,16 @@ func (s *sim) backfillGreedy(w *walk, free int) int {
 			s.skipped++
 			continue
 		}
-		s.startJob(j)
+		if bounded {
+			wt, p, ok := s.weigh(j)
+			if !ok {
+				s.skipped++
+				continue
+			}
+			s.startAt(j, wt, p)
+		} else {
+			s.startJob(j)
+		}
 		free -= nn
 		started++
 	}

@@ -1338,14 +1338,14 @@ func (s *sim) filterFor(kind walkKind, free int) filter {
 		}
 	case walkEASY:
 		if ix.pruneE {
-			f.shadow, f.extra = s.shadow, s.extra
+			f.shadow, f.extra = s.res.shadow, s.res.extra
 		}
 	case walkBudgetEASY:
 		if ix.pruneE {
-			f.shadow, f.extra = s.bp.shadow, s.bp.extra
+			f.shadow, f.extra = s.res.shadow, s.res.extra
 		}
 		if ix.pruneW {
-			f.room, f.extraW = room, s.bp.extraW
+			f.room, f.extraW = room, s.res.extraW
 		}
 	}
 	return f

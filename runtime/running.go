@@ -148,3 +148,38 @@ func (l *runList) reserve(need, free int) (shadow float64, extra int) {
 	}
 	return shadow, avail - need
 }
+
+// reserveW is reserve for a head that also needs needW watts, with free
+// nodes and headroom watts free now and each entry's watts in wt (its id's;
+// nodes booting or shutting down weigh nothing): the earliest estimated
+// end by which both are enough (now if they are), and what is free then
+// beyond need and needW. The watts are summed from the front, every entry
+// in order, at every call: a sum kept across calls, or begun elsewhere,
+// could round otherwise, and a backfill decision turns on its last bit.
+func (l *runList) reserveW(now float64, need, free int, needW, headroom float64, wt []float64) (shadow float64, extra int, extraW float64) {
+	avail, availW := free, headroom
+	shadow = math.Inf(1)
+	if avail >= need && availW >= needW {
+		shadow = now
+	}
+	it := l.items()
+	k := 0
+	for ; math.IsInf(shadow, 1) && k < len(it); k++ {
+		r := it[k]
+		avail += int(r.nodes)
+		if r.id >= 0 {
+			availW += wt[r.id]
+		}
+		if avail >= need && availW >= needW {
+			shadow = r.est // the loop's k++ moves past this entry
+		}
+	}
+	for ; k < len(it) && it[k].est == shadow; k++ {
+		r := it[k]
+		avail += int(r.nodes)
+		if r.id >= 0 {
+			availW += wt[r.id]
+		}
+	}
+	return shadow, avail - need, availW - needW
+}
