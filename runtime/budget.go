@@ -32,17 +32,26 @@ import (
 // Outside budget periods the base policy runs unchanged; a pass runs when
 // a budget stops applying, so held-back jobs start then.
 
-// budgetStage is the power budget's stage: its passes are the scheduler's
-// (pass, bounded by the budget while it applies), its wake-ups the scheduler's clock's (a budget during
-// peak or while a rule wakes the scheduler when they may change).
-type budgetStage struct{ nop }
+// budgetStage is the power budget's stage: whether the budget applies, as
+// the last pass found; its passes are the scheduler's (pass, bounded by
+// the budget while it applies), its wake-ups the scheduler's clock's (a
+// budget during peak or while a rule wakes the scheduler when they may
+// change).
+type budgetStage struct {
+	nop
+	b  *Budget
+	on bool // the budget applied in the last pass
+}
 
 var budgetKind = stageKind{
 	name:   "budget",
 	has:    func(p *Policy) bool { return p.Budget != nil },
 	allows: allowances{contractBlind: true, fixedPower: true}, // (the knapsack weighs the jobs waiting)
-	build:  func(s *sim) (stage, error) { return budgetStage{}, nil },
-	clear:  func(p *Policy) { p.Budget = nil },
+	build: func(s *sim) (stage, error) {
+		s.bud = &budgetStage{b: s.pol.Budget}
+		return s.bud, nil
+	},
+	clear: func(p *Policy) { p.Budget = nil },
 }
 
 // arrivalOnly: under a budget the budget must apply now as it did at the
@@ -53,11 +62,11 @@ var budgetKind = stageKind{
 // a budgeted pass that started jobs, a full pass would recompute the
 // extra budget as another sum of the same weights, which may round
 // differently: such passes stay full.)
-func (budgetStage) arrivalOnly(s *sim) bool {
-	if s.budgetActive() != s.budgetOn {
+func (b *budgetStage) arrivalOnly(s *sim) bool {
+	if s.budgetActive() != b.on {
 		return false
 	}
-	return !s.budgetOn || s.bp.idle
+	return !b.on || s.bp.idle
 }
 
 // budgetActive reports whether the budget applies now.

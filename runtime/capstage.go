@@ -74,6 +74,7 @@ type capStage struct {
 	excessSeconds float64 // time above the cap in force
 	excessMax     float64 // W above it, at most
 	killed        int
+	gone          []bool // per job: a cap killed it (its end event is void)
 	notes         []string
 	holder        []int32
 	freeAt        []float64
@@ -94,7 +95,8 @@ var powercapKind = stageKind{
 		if err != nil {
 			return nil, err
 		}
-		s.caps, s.killed = cs, make([]bool, len(s.jobs))
+		cs.gone = make([]bool, len(s.jobs))
+		s.caps = cs
 		return cs, nil
 	},
 	clear: func(p *Policy) { p.Powercaps = nil },
@@ -454,7 +456,7 @@ func (cs *capStage) kill(s *sim, cap float64) {
 		if s.start[j] > s.now { // still booting: the most recent running job is older
 			return
 		}
-		s.killed[j] = true
+		cs.gone[j] = true
 		s.end[j] = s.now
 		if s.wt != nil {
 			s.commitW -= s.wt[j]

@@ -153,7 +153,7 @@ func TestPowercapInvariants(t *testing.T) {
 							t.Fatalf("job %d starts at %v, before the notice; EASY starts it at %v", j, s.start[j], easy.start[j])
 						}
 						p := int(s.pstate[j])
-						if got, want := s.end[j]-s.start[j], jobs[j].Runtime*m.Stretch(p); !s.killed[j] && math.Abs(got-want) > 1e-9*want {
+						if got, want := s.end[j]-s.start[j], jobs[j].Runtime*m.Stretch(p); !s.caps.gone[j] && math.Abs(got-want) > 1e-9*want {
 							t.Fatalf("job %d runs %v s at pstate %d, want %v", j, got, p, want)
 						}
 						if (mode == CapShut || mode == CapIdle) && p != 0 || mode == CapMix && p > 3 {
@@ -264,7 +264,7 @@ func TestRunningKill(t *testing.T) {
 	// go (4 × 300 + 6 × 50 = 1.5 kW; 5 × 300 + 5 × 50 = 1.75 kW: 5 go).
 	killed := 0
 	for j := range jobs {
-		if s.killed[j] {
+		if s.caps.gone[j] {
 			killed++
 			if s.end[j] != 100 || j < 5 {
 				t.Errorf("job %d killed at %v; want the 5 most recent killed at 100 s", j, s.end[j])

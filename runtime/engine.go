@@ -62,19 +62,14 @@ type running struct {
 	id    int32 // job index, or −1−k for the k-th shutdown batch
 }
 
-// sim holds one run's state.
+// sim holds one run's state, grouped by lifetime (as go/types groups its
+// checker's): the per-job tables, fixed once a job is read and filled as
+// it runs; the machine; the queue and the running jobs; what the last
+// pass left for the next; the clock; the accounting, which observes the
+// machine; the stages, each owning its state; and what the run was asked
+// for. The engine's own state is the queue, the events and the pass.
 type sim struct {
-	// jobs, struct of arrays, in queue order of arrival (submit, then trace order)
-	jobs   []workload.Job
-	est    []float64 // backfill estimate per job (stretched to its pstate when fixed)
-	pw     []float64 // W per working node while running, at the highest pstate
-	alloc  []int32   // nodes allocated: the request, rounded up to the contiguous unit
-	jw     []float64 // W of a running job: its working nodes plus the idle rest of its allocation
-	wt     []float64 // budget weight, fixed when the job starts (only with a budget)
-	pstate []uint8   // the pstate a job runs at, set when it starts
-	start  []float64
-	end    []float64
-	status []uint8 // 0 waiting/not arrived, 1 started
+	jobTable
 
 	pol     *Policy
 	deps    Deps // what the policy's rules read
@@ -88,75 +83,109 @@ type sim struct {
 	model   *machine.Model
 	stretch []float64 // s(f) per pstate
 	freq    pstateChoice
-	held    []string // per job, its nodes as ranges (recordNodes)
-	ids     []int32  // scratch for node lists
+	ids     []int32 // scratch for node lists
 
-	// Power budget (Zhou et al.): the weights of started jobs against it.
-	budget   float64 // W; +Inf without a budget
-	budgetOn bool    // the budget applies in this pass
-	commitW  float64 // Σ weight of started jobs still running (or booting)
-	bp       budgetPass
+	// The pass's room in watts: the budget (or, in a capped pass, the
+	// head's cap as headNeed sets it; +Inf for none) and the weights of
+	// the running jobs charged against it.
+	budget  float64
+	commitW float64    // Σ weight of started jobs still running (or booting)
+	bp      budgetPass // the weights, values and knapsack of bounded passes
 
 	queue   []int32    // waiting jobs, in queue order (scan mode: see queue.go)
 	q       queueState // the queue's length, mode and index
 	keys    []queueKey // per queued job: sort keys, recomputed per pass by dynamic rules
-	prio    []float64  // per job: static priority
-	order   []float64  // per job: static order key
 	run     runList    // running jobs by estimated end
 	heap    []event
 	shutSeq int32
 
-	// Incremental passes (see incremental): state the last pass left.
+	passState // what the last pass left (see incremental)
+
+	now    float64
+	done   int
+	firstT float64
+	env    Env
+	clock  tariff.Clock
+	infra  float64 // the machine's infrastructure power, W
+
+	accounting
+
+	// The stages (stage.go), and those the scheduler consults in its
+	// pass; nil when the policy has none of them.
+	stages []stage
+	caps   *capStage
+	capa   *capacity
+	defers *deferStage
+	bud    *budgetStage
+
+	stream streamState // a run that simulates while its trace is read (feed.go)
+
+	runOptions
+}
+
+// jobTable holds the per-job state, struct of arrays, in queue order of
+// arrival (submit, then trace order): what is fixed once a job is read,
+// and what it did.
+type jobTable struct {
+	jobs   []workload.Job
+	est    []float64 // backfill estimate per job (stretched to its pstate when fixed)
+	pw     []float64 // W per working node while running, at the highest pstate
+	alloc  []int32   // nodes allocated: the request, rounded up to the contiguous unit
+	jw     []float64 // W of a running job: its working nodes plus the idle rest of its allocation
+	wt     []float64 // budget weight, fixed when the job starts (with a budget or a powercap)
+	prio   []float64 // static priority (nil: none, or a dynamic one)
+	order  []float64 // static order key (likewise)
+	pstate []uint8   // the pstate a job runs at, set when it starts
+	start  []float64
+	end    []float64
+	status []uint8  // 0 waiting/not arrived, 1 started
+	held   []string // its nodes as ranges (recordNodes)
+}
+
+// passState is what a pass leaves for the next: whether it may look at
+// new arrivals only, and with which reservation.
+type passState struct {
 	changed bool        // something besides arrivals at the queue's end happened since
 	blocked bool        // the last pass left a head waiting
 	scanned int         // queue length after the last pass
 	res     reservation // EASY: the head's reservation
 	skipped int         // greedy: jobs that did not fit (beyond its depth: it gave up)
+}
 
-	now       float64
-	done      int
-	firstT    float64
-	led       *ledger.Ledger
-	sample    ledger.Sample
-	stale     bool         // the machine changed since sample.Power was computed
-	watts     []float64    // scratch: power by component for rules and series
-	states    *stateSeries // --series: the machine's state at every change; nil if not asked
-	env       Env
-	clock     tariff.Clock
-	tar       tariff.Tariff
-	priceMean float64
-	peakIdx   int
+// accounting observes the machine: the ledger it feeds at every change
+// (and the twins' ledgers), the state series, and the window it counts.
+type accounting struct {
+	led    *ledger.Ledger
+	sample ledger.Sample
+	stale  bool          // the machine changed since sample.Power was computed
+	watts  []float64     // scratch: power by component for rules and series
+	states *stateSeries  // --series: the machine's state at every change; nil if not asked
+	twins  []*book       // twin runs' accounting, fed what s.led is (twins.go)
+	tar    tariff.Tariff // the contract's energy price
+	bill   *Contract     // the contract, when its bill goes beyond the energy price
+	carbon tariff.Tariff // grid carbon intensity, g/kWh; nil: none
+
+	priceMean float64 // price.mean: see initPrice
+	peakIdx   int     // the tariff's peak period, −1 if none
 
 	// The accounting window: energy, cost and the node-time behind
 	// utilization are integrated over [accFrom, accTo] only. Without one
 	// (windowed false) it is the run's span, first submission to last end.
 	windowed       bool
 	accFrom, accTo float64
+	measured       bool    // a measure window: the jobs' figures are clipped to it too
 	lastEnd        float64 // when the last job ended
+}
 
-	caps     *capStage // nil without powercaps
-	capa     *capacity // nil without an `active` stage (capacity.go)
-	killed   []bool    // jobs a powercap killed (running kill)
-	origin   float64   // offsets in powercap times count from here
-	measured bool      // the accounting window is a measure window: job figures clipped too
-	notice   *float64  // powercap notices default to this (the measure window's start)
-
-	bill   *Contract     // the contract, when its bill goes beyond the energy price
-	carbon tariff.Tariff // grid carbon intensity, g/kWh; nil: none
-	defers *deferStage   // the price-aware start; nil: jobs start when they can
-	infra  float64       // the machine's infrastructure power, W
-
-	stages []stage // the policy's stages, in stageKinds' order (stage.go)
-
-	stream streamState // a run that simulates while its trace is read (feed.go)
-	twins  []*book     // twin runs' accounting, fed what s.led is (twins.go)
-
-	// What the run was asked to record or how to hold its nodes.
-	identified  bool // nodes have identities even where nothing needs them
-	recordNodes bool // keep every job's node list (for --jobs)
-	keepStates  bool
-
-	tune engineTuning
+// runOptions are what the run was asked to record, where its powercaps
+// count from, and how the engine finds its schedule (see simOption).
+type runOptions struct {
+	identified  bool     // nodes have identities even where nothing needs them
+	recordNodes bool     // keep every job's node list (for --jobs)
+	keepStates  bool     // keep the machine's state at every change (--series)
+	origin      float64  // offsets in powercap times count from here
+	notice      *float64 // powercap notices default to this (the measure window's start)
+	tune        engineTuning
 }
 
 // engineTuning are choices of the engine's own that change how it finds a
@@ -236,7 +265,8 @@ func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
 // pw gives each job's power per working node; budget is the power budget
 // in W (+Inf for none).
 func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []float64, budget float64, clock tariff.Clock, tar tariff.Tariff, opts ...simOption) (*sim, error) {
-	s := &sim{jobs: jobs, pol: pol, nodes: nodes, machine: m, clock: clock, tar: tar, pw: pw, budget: budget, tune: defaultTuning}
+	s := &sim{pol: pol, nodes: nodes, machine: m, clock: clock, budget: budget}
+	s.jobs, s.pw, s.tar, s.tune = jobs, pw, tar, defaultTuning
 	for _, o := range opts {
 		o(s)
 	}
@@ -673,7 +703,7 @@ func (s *sim) apply(e event) {
 	switch e.kind {
 	case evEnd:
 		j := e.job
-		if s.killed != nil && s.killed[j] {
+		if s.caps != nil && s.caps.gone[j] {
 			return // a powercap killed it earlier
 		}
 		if s.wt != nil {

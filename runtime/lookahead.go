@@ -54,13 +54,14 @@ func newLookahead(s *sim) *lookahead {
 		}
 	}
 	x := &sim{
-		jobs: jobs, est: s.est, pw: s.pw, alloc: s.alloc,
-		jw: make([]float64, n), pstate: make([]uint8, n),
-		start: make([]float64, n), end: make([]float64, n), status: make([]uint8, n),
+		jobTable: jobTable{jobs: jobs, est: s.est, pw: s.pw, alloc: s.alloc, prio: s.prio, order: s.order,
+			jw: make([]float64, n), pstate: make([]uint8, n),
+			start: make([]float64, n), end: make([]float64, n), status: make([]uint8, n)},
 		pol: p, nodes: s.nodes, machine: &la.mach, model: s.model, stretch: s.stretch, freq: s.freq,
-		budget: math.Inf(1), prio: s.prio, order: s.order,
-		clock: s.clock, tar: s.tar, led: s.led, firstT: s.firstT, priceMean: s.priceMean, peakIdx: s.peakIdx,
-		watts: make([]float64, len(s.model.Components())), tune: s.tune,
+		budget: math.Inf(1), clock: s.clock, firstT: s.firstT,
+		accounting: accounting{tar: s.tar, led: s.led, priceMean: s.priceMean, peakIdx: s.peakIdx,
+			watts: make([]float64, len(s.model.Components()))},
+		runOptions: runOptions{tune: s.tune},
 	}
 	x.deps = p.deps()
 	la.nm = machine.NewCounted(s.model, s.nodes, s.now)
@@ -79,8 +80,8 @@ func (la *lookahead) simulate(s *sim, l int) bool {
 	la.nm.Reset(l, s.now)
 	x.nodes = l
 	x.now = s.now
-	x.done, x.changed, x.blocked, x.scanned = 0, true, false, 0
-	x.res, x.skipped = reservation{}, 0
+	x.done = 0
+	x.passState = passState{changed: true}
 	x.stale = true
 	x.env = s.env
 	x.heap = x.heap[:0]

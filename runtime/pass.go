@@ -270,9 +270,9 @@ func (s *sim) pass() bool {
 		s.budget = math.Inf(1)
 		bounded = true
 	case s.pol.Budget != nil:
-		s.budgetOn = s.budgetActive()
+		s.bud.on = s.budgetActive()
 		s.env.System.Budget = math.Inf(1)
-		if s.budgetOn {
+		if s.bud.on {
 			s.env.System.Budget = s.budget
 			bounded = true
 		}
@@ -398,7 +398,7 @@ func (s *sim) budgetHeld() (held bool) {
 	if !s.budgetActive() || s.headroom() >= s.bp.minWeight {
 		return false
 	}
-	s.budgetOn = true
+	s.bud.on = true
 	s.env.System.Budget = s.budget
 	s.blocked, s.bp.idle = true, false
 	return true
@@ -432,7 +432,7 @@ func (s *sim) incremental() bool {
 // (bounded by the budget if it applied then, as it does now).
 func (s *sim) arrivalPass() bool {
 	free := s.free()
-	bounded := s.pol.Budget != nil && s.budgetOn
+	bounded := s.pol.Budget != nil && s.bud.on
 	started := 0
 	fresh := s.fresh()
 	switch s.pol.Backfill {

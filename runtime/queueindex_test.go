@@ -85,7 +85,7 @@ func checkQueueModes(t *testing.T, jobs []workload.Job, pw []float64, c diffCase
 		if s == nil {
 			if k == 0 && c.fails {
 				refErr = errs
-				ref = &sim{start: make([]float64, len(jobs)), end: make([]float64, len(jobs)), pstate: make([]uint8, len(jobs))}
+				ref = &sim{jobTable: jobTable{start: make([]float64, len(jobs)), end: make([]float64, len(jobs)), pstate: make([]uint8, len(jobs))}}
 				continue
 			}
 			if errs != refErr {
