@@ -47,7 +47,7 @@ func TestWholeBill(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := s.metrics()
+			r := s.record().metrics()
 			// Recompute from the state series: power per row, split at hours
 			// and at 15-min marks.
 			ss := s.states

@@ -63,15 +63,15 @@ var budgetKind = stageKind{
 // extra budget as another sum of the same weights, which may round
 // differently: such passes stay full.)
 func (b *budgetStage) arrivalOnly(s *sim) bool {
-	if s.budgetActive() != b.on {
+	if s.bud.active(s) != b.on {
 		return false
 	}
 	return !b.on || s.bp.idle
 }
 
-// budgetActive reports whether the budget applies now.
-func (s *sim) budgetActive() bool {
-	b := s.pol.Budget
+// active reports whether the budget applies now.
+func (st *budgetStage) active(s *sim) bool {
+	b := st.b
 	switch b.When {
 	case BudgetDuringPeak:
 		_, period := s.led.Price()
@@ -87,12 +87,12 @@ func (s *sim) budgetActive() bool {
 // gives every job what the default gives (`weight job.power`, `value
 // job.nodes`, as std/zhou says) keeps no copy of it: a sweep of budgets
 // runs several of these at once.
-func (s *sim) staticWeights() {
+func (bp *budgetPass) staticWeights(s *sim) {
 	if w := s.pol.Weight; w != nil && !w.Deps.Dynamic() {
 		s.bp.weights = make([]float64, len(s.jobs))
 		same := len(s.pol.Powercaps) == 0 // (Alg. 2 changes the power of waiting jobs)
 		for j := range s.jobs {
-			s.bp.weights[j] = s.evalWeight(int32(j))
+			s.bp.weights[j] = s.bp.evalWeight(s, int32(j))
 			same = same && s.bp.weights[j] == s.jw[j]
 		}
 		if same {
@@ -104,10 +104,10 @@ func (s *sim) staticWeights() {
 	// tight budget would otherwise be scanned at every event).
 	// Weights that change with time give no bound (0).
 	s.bp.minWeight = 0
-	if s.fixedWeights() && len(s.jobs) > 0 {
+	if s.bp.fixedWeights(s) && len(s.jobs) > 0 {
 		s.bp.minWeight = math.Inf(1)
 		for j := range s.jobs {
-			s.bp.minWeight = min(s.bp.minWeight, s.weightOf(int32(j)))
+			s.bp.minWeight = min(s.bp.minWeight, s.bp.weightOf(s, int32(j)))
 		}
 	}
 	if v := s.pol.Value; v != nil && !v.Deps.Dynamic() && s.pol.Select == SelectKnapsack {
@@ -126,22 +126,22 @@ func (s *sim) staticWeights() {
 
 // fixedWeights reports whether budget weights are fixed per job: the
 // jobs' power, or a rule on fixed attributes.
-func (s *sim) fixedWeights() bool {
+func (bp *budgetPass) fixedWeights(s *sim) bool {
 	return s.pol.Weight == nil || s.bp.weights != nil || s.bp.power
 }
 
 // weightOf is job j's weight against the budget.
-func (s *sim) weightOf(j int32) float64 {
+func (bp *budgetPass) weightOf(s *sim, j int32) float64 {
 	switch {
 	case s.pol.Weight == nil || s.bp.power:
 		return s.jw[j]
 	case s.bp.weights != nil:
 		return s.bp.weights[j]
 	}
-	return s.evalWeight(j)
+	return s.bp.evalWeight(s, j)
 }
 
-func (s *sim) evalWeight(j int32) float64 {
+func (bp *budgetPass) evalWeight(s *sim, j int32) float64 {
 	s.setJobEnv(j, s.pol.Weight.Fields)
 	w := s.pol.Weight.Num(&s.env)
 	switch {
@@ -154,7 +154,7 @@ func (s *sim) evalWeight(j int32) float64 {
 }
 
 // valueOf is what the knapsack maximizes for job j.
-func (s *sim) valueOf(j int32) float64 {
+func (bp *budgetPass) valueOf(s *sim, j int32) float64 {
 	switch {
 	case s.pol.Value == nil || s.bp.nodes:
 		return float64(s.jobs[j].Nodes)
@@ -198,7 +198,7 @@ type backfillLimit struct{ endBy, boot, extraW float64 }
 // down, and no increment is below the job's least).
 func (s *sim) weighBy(j int32, lim backfillLimit) (float64, int, bool) {
 	if s.caps == nil {
-		w := s.weightOf(j)
+		w := s.bp.weightOf(s, j)
 		return w, int(s.pstate[j]), w <= s.headroom()
 	}
 	return s.caps.fit(s, j, lim)
@@ -220,7 +220,7 @@ func (s *sim) startAt(j int32, w float64, p int) {
 // without its running jobs' increments.
 func (s *sim) headNeed(j int32) float64 {
 	if s.caps == nil {
-		return s.weightOf(j)
+		return s.bp.weightOf(s, j)
 	}
 	top := s.freq.at(s, j)
 	_, lowest, _, _ := s.caps.capOf(s, j, top)
@@ -272,11 +272,11 @@ window:
 			if nn > *free {
 				continue
 			}
-			wt := s.weightOf(j)
+			wt := s.bp.weightOf(s, j)
 			if !(wt <= room) {
 				continue // cannot be chosen; skip evaluating its value
 			}
-			items = append(items, knapsack.Item{Value: s.valueOf(j), Weight: wt, Nodes: nn})
+			items = append(items, knapsack.Item{Value: s.bp.valueOf(s, j), Weight: wt, Nodes: nn})
 			jobs = append(jobs, j)
 			if first == len(s.queue) {
 				first = k // (a position in scan mode's one batch)

@@ -210,7 +210,7 @@ func TestContiguousAllocation(t *testing.T) {
 	if s.jw[0] != 3*30+10 || s.jw[1] != 2*30+2*10 || s.jw[2] != 30+3*10 {
 		t.Fatalf("job powers %v", s.jw)
 	}
-	m2 := s.metrics()
+	m2 := s.record().metrics()
 	// Span 150 s: allocated 4+4 nodes for 100 s, then 4 for 50 s.
 	if got, want := m2.BusyNodeHours*3600, 8*100.0+4*50; got != want {
 		t.Errorf("allocated node-seconds %g, want %g", got, want)
@@ -273,7 +273,7 @@ func TestHourProfileAddsUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mt := s.metrics()
+	mt := s.record().metrics()
 	var sec, e, ns float64
 	for _, h := range mt.Hours {
 		sec += h.Seconds
@@ -302,7 +302,7 @@ func TestZhouOnRealTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s, s.metrics()
+		return s, s.record().metrics()
 	}
 	_, base := run(Policy{Backfill: EASY}, math.Inf(1), 3)
 	budget := 0.5 * base.JobPowerMean

@@ -207,14 +207,14 @@ var capacityKind = stageKind{
 		if len(s.jobs) == 0 {
 			return nil, nil
 		}
-		return s.newCapacity(s.now)
+		return newCapacity(s, s.now)
 	},
 	clear: func(p *Policy) { p.Active = nil },
 }
 
 // newCapacity sets up the policy's controller at t0, the first submission
 // (or the accounting window's start, if earlier).
-func (s *sim) newCapacity(t0 float64) (*capacity, error) {
+func newCapacity(s *sim, t0 float64) (*capacity, error) {
 	a := s.pol.Active
 	c := &capacity{a: a, u: s.nodes, active: s.nodes, t0: s.jobs[0].Submit, decN: 1}
 	widest := 0

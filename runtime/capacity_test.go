@@ -74,25 +74,25 @@ func TestTwoLevelToy(t *testing.T) {
 	if !slices.Equal(s.start, wantStart) {
 		t.Errorf("starts %v, want %v", s.start, wantStart)
 	}
-	st := s.activeStat()
+	st := s.record().activeStat()
 	want := []ActiveChange{{0, 2}, {10, 4}, {70, 2}, {300, 4}, {320, 2}}
 	if !slices.Equal(st.Timeline, want) {
 		t.Errorf("timeline %v, want %v", st.Timeline, want)
 	}
-	if !near(st.Util, 0.4375) || !near(st.Savings, 0.4) || !near(s.lawsonMean(), 9.0/7) || st.Changes != 5 || st.Area != 960 {
-		t.Errorf("util %g savings %g mean s %g changes %d area %g; want 0.4375, 0.4, 9/7, 5, 960", st.Util, st.Savings, s.lawsonMean(), st.Changes, st.Area)
+	if !near(st.Util, 0.4375) || !near(st.Savings, 0.4) || !near(s.record().lawsonMean(), 9.0/7) || st.Changes != 5 || st.Area != 960 {
+		t.Errorf("util %g savings %g mean s %g changes %d area %g; want 0.4375, 0.4, 9/7, 5, 960", st.Util, st.Savings, s.record().lawsonMean(), st.Changes, st.Area)
 	}
-	if v := s.slaViolations(2); !near(v, 1.0/7) {
+	if v := s.record().slaViolations(2); !near(v, 1.0/7) {
 		t.Errorf("SLA violations at S = 2: %g, want 1/7 (job 3's s is 3)", v)
 	}
 	all := runActive(t, toyJobs(lawson22), 4, nil)
-	if !near(all.lawsonMean(), 9.0/7) {
-		t.Errorf("all processors: mean s %g, want 9/7", all.lawsonMean())
+	if !near(all.record().lawsonMean(), 9.0/7) {
+		t.Errorf("all processors: mean s %g, want 9/7", all.record().lawsonMean())
 	}
 	// On 5 nodes with high 4 the schedule is the same, and the fifth node,
 	// inactive throughout, counts among the savings: 1 − 960 / (5 · 400).
 	five := runActive(t, toyJobs(lawson22), 5, &Active{Kind: ActiveTwoLevel, Low: NodeLevel{Nodes: 2}, High: NodeLevel{Nodes: 4}})
-	if st5 := five.activeStat(); !slices.Equal(five.start, wantStart) || !slices.Equal(st5.Timeline, want) ||
+	if st5 := five.record().activeStat(); !slices.Equal(five.start, wantStart) || !slices.Equal(st5.Timeline, want) ||
 		!near(st5.Savings, 0.52) || !near(st5.NodeHoursOff, 1040.0/3600) || !near(st5.Util, 0.4375) {
 		t.Errorf("5 nodes, high 4: starts %v, timeline %v, savings %g, node-h off %g, util %g; want the 4-node schedule, 0.52, 1040/3600, 0.4375",
 			five.start, st5.Timeline, st5.Savings, st5.NodeHoursOff, st5.Util)
@@ -127,9 +127,9 @@ func TestOnlineToy(t *testing.T) {
 				t.Errorf("S = %g: simulated means %v, want 2 each", c.sla, recs[0].Means)
 			}
 		}
-		st := s.activeStat()
-		if !near(s.lawsonMean(), c.meanS) || !near(st.Util, c.util) || !near(st.Savings, c.sav) {
-			t.Errorf("S = %g: mean s %g util %g savings %g, want %g %g %g", c.sla, s.lawsonMean(), st.Util, st.Savings, c.meanS, c.util, c.sav)
+		st := s.record().activeStat()
+		if !near(s.record().lawsonMean(), c.meanS) || !near(st.Util, c.util) || !near(st.Savings, c.sav) {
+			t.Errorf("S = %g: mean s %g util %g savings %g, want %g %g %g", c.sla, s.record().lawsonMean(), st.Util, st.Savings, c.meanS, c.util, c.sav)
 		}
 	}
 }
@@ -229,13 +229,13 @@ func compareReflawson(t *testing.T, name string, jobs []workload.Job, u int, a *
 	if bad > 0 {
 		t.Fatalf("%s: %d of %d starts differ", name, bad, len(jobs))
 	}
-	if !near(s.lawsonMean(), ref.Metrics.MeanSlowdown) {
-		t.Errorf("%s: mean s %g, reflawson %g", name, s.lawsonMean(), ref.Metrics.MeanSlowdown)
+	if !near(s.record().lawsonMean(), ref.Metrics.MeanSlowdown) {
+		t.Errorf("%s: mean s %g, reflawson %g", name, s.record().lawsonMean(), ref.Metrics.MeanSlowdown)
 	}
 	if a == nil {
 		return
 	}
-	st := s.activeStat()
+	st := s.record().activeStat()
 	tl := make([]ActiveChange, len(ref.Timeline))
 	for i, c := range ref.Timeline {
 		tl[i] = ActiveChange{T: c.Time, Active: c.Active}
@@ -310,10 +310,10 @@ func TestCapacityFullIsEASY(t *testing.T) {
 			if !slices.Equal(s.start, plain.start) || !slices.Equal(s.end, plain.end) {
 				t.Fatalf("seed %d %+v: starts differ from plain EASY", seed, a)
 			}
-			if st := s.activeStat(); st.Changes != 0 || st.Savings != 0 {
+			if st := s.record().activeStat(); st.Changes != 0 || st.Savings != 0 {
 				t.Errorf("seed %d %+v: %d changes, savings %g", seed, a, st.Changes, st.Savings)
 			}
-			if e, pe := s.metrics().Energy, plain.metrics().Energy; e != pe {
+			if e, pe := s.record().metrics().Energy, plain.record().metrics().Energy; e != pe {
 				t.Errorf("seed %d %+v: energy %g, plain %g", seed, a, e, pe)
 			}
 		}
@@ -352,7 +352,7 @@ func TestOnlineDecisionProperties(t *testing.T) {
 // than are active, at every start and every change of the active count.
 func checkActiveCovers(t *testing.T, s *sim, name string) {
 	t.Helper()
-	st := s.activeStat()
+	st := s.record().activeStat()
 	active := func(at float64) int {
 		a := st.Initial
 		for _, c := range st.Timeline {
@@ -402,10 +402,10 @@ func TestCapacityKTHAgainstReflawson(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			compareReflawson(t, "KTH "+c.name, jobs, nodes, c.a)
 			s := runActive(t, jobs, nodes, c.a)
-			if st := s.activeStat(); st != nil {
-				t.Logf("mean s %.2f  active util %.4f  savings %.4f  changes %d  decisions %d  sims %d", s.lawsonMean(), st.Util, st.Savings, st.Changes, st.Decisions, st.Simulations)
+			if st := s.record().activeStat(); st != nil {
+				t.Logf("mean s %.2f  active util %.4f  savings %.4f  changes %d  decisions %d  sims %d", s.record().lawsonMean(), st.Util, st.Savings, st.Changes, st.Decisions, st.Simulations)
 			} else {
-				t.Logf("mean s %.2f", s.lawsonMean())
+				t.Logf("mean s %.2f", s.record().lawsonMean())
 			}
 		})
 	}
@@ -424,7 +424,7 @@ func TestCapacityKTHFullIsEASY(t *testing.T) {
 		if !slices.Equal(s.start, plain.start) || !slices.Equal(s.end, plain.end) {
 			t.Errorf("%+v: the schedule differs from plain EASY", a)
 		}
-		if e, pe := s.metrics().Energy, plain.metrics().Energy; e != pe {
+		if e, pe := s.record().metrics().Energy, plain.record().metrics().Energy; e != pe {
 			t.Errorf("%+v: energy %g J, plain EASY %g J", a, e, pe)
 		}
 	}
@@ -507,10 +507,10 @@ func TestCapacityJobsWaitForBoots(t *testing.T) {
 		if !slices.Equal(s.start, c.start) {
 			t.Errorf("boot %g s: starts %v, want %v", c.boot, s.start, c.start)
 		}
-		if tl := s.activeStat().Timeline; !slices.Equal(tl, c.timeline) {
+		if tl := s.record().activeStat().Timeline; !slices.Equal(tl, c.timeline) {
 			t.Errorf("boot %g s: timeline %v, want %v", c.boot, tl, c.timeline)
 		}
-		if got := s.metrics().EnergyBy[machine.Boot] / m.Power.Boot; math.Abs(got-c.bootNodes) > 1e-9 {
+		if got := s.record().metrics().EnergyBy[machine.Boot] / m.Power.Boot; math.Abs(got-c.bootNodes) > 1e-9 {
 			t.Errorf("boot %g s: %g node-seconds booting, want %g", c.boot, got, c.bootNodes)
 		}
 	}
@@ -567,7 +567,7 @@ func TestCapacityRequestedAgainstReflawson(t *testing.T) {
 			if !slices.Equal(s.start, ref.Start) {
 				t.Fatalf("seed %d %+v: starts differ from reflawson's", seed, a)
 			}
-			st := s.activeStat()
+			st := s.record().activeStat()
 			if st.Changes != ref.Metrics.Changes || st.Decisions != ref.Metrics.Decisions || st.Simulations != ref.Metrics.Simulations || !near(st.Savings, ref.Metrics.Savings) {
 				t.Fatalf("seed %d %+v: %+v, reflawson %+v", seed, a, st, ref.Metrics)
 			}
@@ -606,8 +606,8 @@ func TestCapacityNodeModelsAgree(t *testing.T) {
 				full := run(fullPasses())
 				name := fmt.Sprintf("seed %d %+v transit %v", seed, a, transit)
 				for _, other := range []*sim{table, full} {
-					if !slices.Equal(counted.start, other.start) || fmt.Sprint(counted.activeStat()) != fmt.Sprint(other.activeStat()) ||
-						!near(counted.metrics().Energy, other.metrics().Energy) {
+					if !slices.Equal(counted.start, other.start) || fmt.Sprint(counted.record().activeStat()) != fmt.Sprint(other.record().activeStat()) ||
+						!near(counted.record().metrics().Energy, other.record().metrics().Energy) {
 						t.Fatalf("%s: counted and identified nodes or full passes differ", name)
 					}
 				}

@@ -223,7 +223,7 @@ func TestMeasureWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := s.metrics()
+	r := s.record().metrics()
 	// In [60, 160): job 1 for 40 s × 4 cores, job 2 (50–250) for 100 s × 2.
 	if r.Launched != 0 || r.CPUSeconds != 40*4+100*2 || r.UsefulSeconds != 40*4+100*2/2.0 {
 		t.Errorf("launched %d, cpu %v core-s, useful %v; want 0, 360, 260", r.Launched, r.CPUSeconds, r.UsefulSeconds)
@@ -464,7 +464,7 @@ func TestMeasureClipsCaps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := s.metrics()
+		r := s.record().metrics()
 		if math.Abs(r.CapExcessSeconds-c.excess) > 1e-9 || r.Killed != c.killed {
 			t.Errorf("kill %v, window %v..%v: cap_excess %v s, killed %d; want %v s, %d", c.kill, c.from, c.to, r.CapExcessSeconds, r.Killed, c.excess, c.killed)
 		}

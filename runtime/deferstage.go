@@ -147,13 +147,12 @@ func (d *deferStage) release(j int32, now float64) {
 // holds reports whether job j, which fits the free nodes in a FIFO pass
 // at s.now, waits for a later start; the committed start of a job whose
 // time has come is not decided again.
-func (s *sim) holds(j int32) bool {
-	d := s.defers
+func (d *deferStage) holds(s *sim, j int32) bool {
 	if d.job == j && d.cfg.Then == DeferCommit && s.now >= d.until {
 		d.release(j, s.now)
 		return false
 	}
-	start, err := s.deferDecide(j)
+	start, err := s.defers.decide(s, j)
 	if err != nil {
 		d.err = fmt.Errorf("job %d at %.0f s: %w", s.jobs[j].ID, s.now, err)
 		return true
@@ -177,15 +176,14 @@ func (s *sim) holds(j int32) bool {
 // known for it and the next hours (a series' rows are local hours). It
 // counts back the local minutes and seconds, so that in the hour a
 // return from summer time repeats it is the hour t is in, not its twin.
-func (s *sim) hourStart(t float64) float64 {
-	w := s.clock.Time(t)
+func hourStart(clock tariff.Clock, t float64) float64 {
+	w := clock.Time(t)
 	return t - float64(w.Minute()*60+w.Second()) - float64(w.Nanosecond())/1e9
 }
 
-// deferDecide returns when job j, which a FIFO pass at s.now is about to
+// decide returns when job j, which a FIFO pass at s.now is about to
 // start (it fits), should start: s.now or later (steps 2–7 of §1.6).
-func (s *sim) deferDecide(j int32) (float64, error) {
-	d := s.defers
+func (d *deferStage) decide(s *sim, j int32) (float64, error) {
 	cfg := d.cfg
 	jb := &s.jobs[j]
 	run := jb.Runtime // at the highest pstate: check keeps frequency stages out
@@ -201,7 +199,7 @@ func (s *sim) deferDecide(j int32) (float64, error) {
 		d.deadlineStarts++
 		return s.now, nil
 	}
-	from := s.hourStart(s.now)
+	from := hourStart(s.clock, s.now)
 	end := from + cfg.Lookahead
 	latest := end - run
 	if latest <= s.now {
@@ -227,7 +225,7 @@ func (s *sim) deferDecide(j int32) (float64, error) {
 	}
 	if d.profKey != pk {
 		d.profKey, d.planKey = noProfile, noPlan
-		if err := s.deferProfile(from, end); err != nil {
+		if err := s.defers.profile(s, from, end); err != nil {
 			return 0, err
 		}
 		d.profKey = pk
@@ -248,11 +246,10 @@ func (s *sim) deferDecide(j int32) (float64, error) {
 	return dec.Start, nil
 }
 
-// deferProfile fills the stage's profile with the objective over [from,
+// profile fills the stage's profile with the objective over [from,
 // to]: the price, the carbon intensity, or the rule of both, each constant
 // between the change points of the tariffs it reads.
-func (s *sim) deferProfile(from, to float64) error {
-	d := s.defers
+func (d *deferStage) profile(s *sim, from, to float64) error {
 	p := &d.prof
 	p.Reset()
 	p.End = to

@@ -50,7 +50,7 @@ func TestDeferExampleA(t *testing.T) {
 		if want := []float64{7200, 7200}; !slices.Equal(s.start, want) {
 			t.Errorf("then %s: starts %v, want %v", DeferThenNames[then], s.start, want)
 		}
-		r := s.metrics()
+		r := s.record().metrics()
 		if !r.HasDefer || r.DeferredJobs != 1 || r.DeferralHours != 2 || r.DeferDecisions < 2 {
 			t.Errorf("then %s: deferred %d jobs for %v h in %d decisions, want 1 job, 2 h, ≥ 2 decisions",
 				DeferThenNames[then], r.DeferredJobs, r.DeferralHours, r.DeferDecisions)
@@ -111,7 +111,7 @@ func TestDeferDeadline(t *testing.T) {
 	if want := []float64{0, 7 * 3600}; !slices.Equal(with.start, want) {
 		t.Errorf("with a 6 h deadline: starts %v, want %v", with.start, want)
 	}
-	if r := with.metrics(); r.DeadlineStarts != 1 || r.DeferredJobs != 0 {
+	if r := with.record().metrics(); r.DeadlineStarts != 1 || r.DeferredJobs != 0 {
 		t.Errorf("with a 6 h deadline: %d deadline starts, %d deferred jobs; want 1, 0", r.DeadlineStarts, r.DeferredJobs)
 	}
 	without := runDefer(t, jobs, m, deferPolicy(6, DeferRecompute, 0), 300, tar)
@@ -135,7 +135,7 @@ func TestDeferFlatPriceNeverDefers(t *testing.T) {
 			if !slices.Equal(s.start, base.start) || !slices.Equal(s.led.Energy, base.led.Energy) {
 				t.Fatalf("seed %d, then %s: a flat price changed the schedule", seed, DeferThenNames[then])
 			}
-			if r := s.metrics(); r.DeferredJobs != 0 || r.DeferDecisions == 0 {
+			if r := s.record().metrics(); r.DeferredJobs != 0 || r.DeferDecisions == 0 {
 				t.Errorf("seed %d, then %s: %d deferred jobs in %d decisions", seed, DeferThenNames[then], r.DeferredJobs, r.DeferDecisions)
 			}
 		}
@@ -165,7 +165,7 @@ func TestDeferCommitments(t *testing.T) {
 		if !slices.Equal(s.start, want) {
 			t.Errorf("then %s: starts %v, want %v", DeferThenNames[then], s.start, want)
 		}
-		r := s.metrics()
+		r := s.record().metrics()
 		if r.DeferDecisions != decisions || r.DeferredJobs != 1 || r.DeferralHours != 2.5 {
 			t.Errorf("then %s: %d decisions, %d deferred jobs, %v h; want %d, 1, 2.5 h",
 				DeferThenNames[then], r.DeferDecisions, r.DeferredJobs, r.DeferralHours, decisions)
@@ -189,7 +189,7 @@ func TestDeferHourStartAcrossDST(t *testing.T) {
 		{3600, 3600},        // 02:00 CET exactly
 		{2*3600 + 59, 2 * 3600},
 	} {
-		if got := s.hourStart(c.now); got != c.want {
+		if got := hourStart(s.clock, c.now); got != c.want {
 			t.Errorf("hour start of %v s: %v, want %v", c.now, got, c.want)
 		}
 	}

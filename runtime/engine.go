@@ -78,12 +78,11 @@ type sim struct {
 
 	// The machine: node states (counted or identified), their counts, and
 	// the power model over them.
-	mach    machine.Nodes
-	cnt     *machine.Counts
-	model   *machine.Model
-	stretch []float64 // s(f) per pstate
-	freq    pstateChoice
-	ids     []int32 // scratch for node lists
+	mach  machine.Nodes
+	cnt   *machine.Counts
+	model *machine.Model
+	freq  pstateChoice
+	ids   []int32 // scratch for node lists
 
 	// The pass's room in watts: the budget (or, in a capped pass, the
 	// head's cap as headNeed sets it; +Inf for none) and the weights of
@@ -140,6 +139,64 @@ type jobTable struct {
 	end    []float64
 	status []uint8  // 0 waiting/not arrived, 1 started
 	held   []string // its nodes as ranges (recordNodes)
+
+	// How a job runs on the machine: its run time and estimate stretch
+	// by s(f) at pstate f, its working nodes draw the busy power there.
+	stretch []float64      // s(f) per pstate
+	power   *machine.Model // the machine's: its busy power per node, per pstate
+	idleW   float64        // a node's idle power (the unused rest of an allocation)
+	fixedP  int            // the pstate every job runs at (0 when a rule decides): est is at it
+	exact   bool           // estimates are run times, not walltimes
+}
+
+// jobPower is job j's power running at pstate p: its working nodes at
+// their power there (the workload's power at the highest pstate, scaled
+// by the machine's busy power at p relative to it) plus the idle rest of
+// its allocation.
+func (t *jobTable) jobPower(j int32, p int) float64 {
+	jb := &t.jobs[j]
+	pw := t.pw[j]
+	if p > 0 {
+		pw = pw * t.power.BusyPower(p) / t.power.BusyPower(0) // exact for the machine's own busy power
+	}
+	return float64(jb.Nodes)*pw + float64(int(t.alloc[j])-jb.Nodes)*t.idleW
+}
+
+// use is what job j holds while it runs.
+func (t *jobTable) use(j int32) machine.Use {
+	u := machine.Use{N: int(t.alloc[j]), Work: t.jobs[j].Nodes, W: t.jw[j]}
+	if len(t.stretch) > 1 {
+		u.PState = int(t.pstate[j])
+	}
+	return u
+}
+
+// runEst is job j's estimated run time at the pstate it runs at.
+func (t *jobTable) runEst(j int32) float64 { return t.estAt(j, int(t.pstate[j])) }
+
+// estAt is job j's estimated run time at pstate p: its walltime (or run
+// time, with exact estimates) × s(p). A job runs its run time × s(f), and
+// its walltime stretches with it (a job's requested time is for its
+// nominal frequency), so every estimate of a job at p — a running job's
+// end for EASY, a backfill candidate's end, a planner's free time — is
+// stretched alike, whoever chose p.
+func (t *jobTable) estAt(j int32, p int) float64 {
+	if p == t.fixedP {
+		return t.est[j] // (estOf at the fixed pstate, kept per job)
+	}
+	return t.estOf(j, p)
+}
+
+// estOf computes estAt.
+func (t *jobTable) estOf(j int32, p int) float64 {
+	e := t.jobs[j].Walltime
+	if t.exact {
+		e = t.jobs[j].Runtime
+	}
+	if p > 0 {
+		e *= t.stretch[p]
+	}
+	return e
 }
 
 // passState is what a pass leaves for the next: whether it may look at
@@ -278,11 +335,13 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.stretch[p] = m.Stretch(p)
 	}
 	s.freq = newPStateChoice(pol.Frequency, m)
+	s.fixedP, s.exact, s.idleW = s.freq.fixedPState(), pol.Estimate == Exact, m.Power.Idle
+	s.power = s.model
 	n := len(jobs)
 	if s.stream.feed != nil {
 		// (the per-job state grows as jobs come: see add)
 		s.jobs, s.pw = nil, nil
-		if err := s.add(jobs); err != nil {
+		if err := s.stream.add(s, jobs); err != nil {
 			return nil, err
 		}
 	} else {
@@ -301,7 +360,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.wt = make([]float64, n)
 	}
 	if pol.Budget != nil {
-		s.staticWeights()
+		s.bp.staticWeights(s)
 	}
 	s.peakIdx = peakIndex(tar)
 	s.initPrice()
@@ -319,7 +378,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		// A stream goes on only if the static keys order the jobs as the
 		// trace does: staticKeys then leaves the queue in trace order.
 		s.prio, s.order = nil, nil
-		if !s.keysInTraceOrder(0) {
+		if !s.stream.keysInTraceOrder(s, 0) {
 			return nil, errFeedAbandoned
 		}
 	}
@@ -468,19 +527,6 @@ func (s *sim) newMachine(t0 float64) error {
 	return nil
 }
 
-// jobPower is job j's power running at pstate p: its working nodes at
-// their power there (the workload's power at the highest pstate, scaled
-// by the machine's busy power at p relative to it) plus the idle rest of
-// its allocation.
-func (s *sim) jobPower(j int32, p int) float64 {
-	jb := &s.jobs[j]
-	pw := s.pw[j]
-	if p > 0 {
-		pw = pw * s.model.BusyPower(p) / s.model.BusyPower(0) // exact for the machine's own busy power
-	}
-	return float64(jb.Nodes)*pw + float64(int(s.alloc[j])-jb.Nodes)*s.machine.Power.Idle
-}
-
 // eachPassRule calls f with each rule a pass may read: the scheduler's,
 // the budget's and the powercaps' conditions (the defer stage's are
 // walked ahead, not waited for). (A callback, not a slice: deps is asked
@@ -540,7 +586,7 @@ func (s *sim) loop() error {
 			return errFeedAbandoned
 		}
 		if s.stream.feed != nil && next == len(s.jobs) {
-			if err := s.pull(); err != nil {
+			if err := s.stream.pull(s); err != nil {
 				return err
 			}
 		}
@@ -581,7 +627,7 @@ func (s *sim) loop() error {
 		for {
 			if s.stream.feed != nil && next == len(s.jobs) {
 				// (jobs submitted at t may be still to come)
-				if err := s.pull(); err != nil {
+				if err := s.stream.pull(s); err != nil {
 					return err
 				}
 			}
@@ -595,26 +641,14 @@ func (s *sim) loop() error {
 		if s.stream.abandoned {
 			return errFeedAbandoned
 		}
-		passes := true
-		for _, st := range s.stages {
-			st.before(s, arrived, next)
-		}
-		for _, st := range s.stages {
-			if !st.gate(s, events) {
-				passes = false
-				break
-			}
-		}
-		if passes {
+		if len(s.stages) == 0 {
 			if s.pass() {
 				lastProgress = t
 			}
-			if s.defers != nil && s.defers.err != nil {
-				return s.defers.err
-			}
-		}
-		for _, st := range s.stages {
-			st.after(s)
+		} else if started, err := s.stagedPass(arrived, next, events); err != nil {
+			return err
+		} else if started {
+			lastProgress = t
 		}
 		s.observe()
 		if !tail && t-lastProgress > maxIdleSpan {
@@ -688,15 +722,6 @@ func (s *sim) advance(t float64) {
 	s.now = t
 }
 
-// use is what job j holds while it runs.
-func (s *sim) use(j int32) machine.Use {
-	u := machine.Use{N: int(s.alloc[j]), Work: s.jobs[j].Nodes, W: s.jw[j]}
-	if len(s.stretch) > 1 {
-		u.PState = int(s.pstate[j])
-	}
-	return u
-}
-
 // apply handles one event.
 func (s *sim) apply(e event) {
 	s.changed, s.stale = true, true
@@ -747,7 +772,7 @@ func (s *sim) startJob(j int32) {
 		return
 	}
 	if s.wt != nil {
-		s.startWeighted(j, s.weightOf(j))
+		s.startWeighted(j, s.bp.weightOf(s, j))
 		return
 	}
 	s.startNodes(j)
@@ -797,33 +822,6 @@ func (s *sim) startNodes(j int32) {
 	if s.caps != nil {
 		s.caps.power = s.model.Power(s.cnt, s.watts)
 	}
-}
-
-// runEst is job j's estimated run time at the pstate it runs at.
-func (s *sim) runEst(j int32) float64 { return s.estAt(j, int(s.pstate[j])) }
-
-// estAt is job j's estimated run time at pstate p: its walltime (or run
-// time, with exact estimates) × s(p). A job runs its run time × s(f), and
-// its walltime stretches with it (georgiou.md A7), so every estimate of
-// a job at p — a running job's end for EASY, a backfill candidate's end,
-// a planner's free time — is stretched alike, whoever chose p.
-func (s *sim) estAt(j int32, p int) float64 {
-	if p == s.freq.fixedPState() {
-		return s.est[j] // (estOf at the fixed pstate, kept per job)
-	}
-	return s.estOf(j, p)
-}
-
-// estOf computes estAt.
-func (s *sim) estOf(j int32, p int) float64 {
-	e := s.jobs[j].Walltime
-	if s.pol.Estimate == Exact {
-		e = s.jobs[j].Runtime
-	}
-	if p > 0 {
-		e *= s.stretch[p]
-	}
-	return e
 }
 
 // estimate is job j's estimated run time if it started now at the pstate

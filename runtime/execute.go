@@ -568,9 +568,10 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 	if keepStarts {
 		res.starts, res.order = s.start, order
 	}
-	res.Metrics = s.metrics()
+	rec := s.record()
+	res.Metrics = rec.metrics()
 	for _, sla := range run.SLAs {
-		res.Metrics.SLAViolationsAt = append(res.Metrics.SLAViolationsAt, SLAShares{SLA: sla, Share: s.slaViolations(sla)})
+		res.Metrics.SLAViolationsAt = append(res.Metrics.SLAViolationsAt, SLAShares{SLA: sla, Share: rec.slaViolations(sla)})
 	}
 	if b := baseline; b != nil && b.Err == nil && len(b.starts) == len(s.start) {
 		res.Metrics.InversePairs, res.paired = inversePairs(b.starts, b.order(), s.start), true

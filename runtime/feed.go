@@ -198,12 +198,12 @@ func streamFrom(f *jobFeed, draw *powerDraw) simOption {
 
 // pull waits for more jobs of a streamed trace, or its end: the run then
 // has every job, as it would have had from the start.
-func (s *sim) pull() error {
+func (st *streamState) pull(s *sim) error {
 	jobs, ended, ok := s.stream.feed.wait(len(s.jobs))
 	if ended && !ok {
 		return errFeedAbandoned
 	}
-	if err := s.add(jobs); err != nil {
+	if err := s.stream.add(s, jobs); err != nil {
 		return err
 	}
 	if ended {
@@ -214,9 +214,9 @@ func (s *sim) pull() error {
 }
 
 // readUpTo waits until a streamed trace has n jobs read, or has ended.
-func (s *sim) readUpTo(n int) error {
+func (st *streamState) readUpTo(s *sim, n int) error {
 	for s.stream.feed != nil && len(s.jobs) < n {
-		if err := s.pull(); err != nil {
+		if err := s.stream.pull(s); err != nil {
 			return err
 		}
 	}
@@ -224,7 +224,7 @@ func (s *sim) readUpTo(n int) error {
 }
 
 // add takes a streamed trace's jobs so far, which extend s.jobs.
-func (s *sim) add(jobs []workload.Job) error {
+func (st *streamState) add(s *sim, jobs []workload.Job) error {
 	from := len(s.jobs)
 	if len(jobs) == from {
 		return nil
@@ -256,7 +256,7 @@ func (s *sim) add(jobs []workload.Job) error {
 	if err := s.initJobs(from); err != nil {
 		return err
 	}
-	if from > 0 && !s.keysInTraceOrder(from) {
+	if from > 0 && !s.stream.keysInTraceOrder(s, from) {
 		return errFeedAbandoned
 	}
 	return nil
@@ -275,7 +275,7 @@ func extend[T any](a []T, n, size int) []T {
 // keep jobs from on in trace order (each after the one before it), as
 // staticKeys finds before it leaves the queue in trace order. A key that
 // is NaN or fails counts as out of order: staticKeys keeps such keys.
-func (s *sim) keysInTraceOrder(from int) (in bool) {
+func (st *streamState) keysInTraceOrder(s *sim, from int) (in bool) {
 	p := s.pol
 	if p.Priority == nil && p.Order == nil || s.dynamicOrder() || s.submitOrder() {
 		return true // (a dynamic order is sorted every pass)

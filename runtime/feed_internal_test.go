@@ -110,7 +110,7 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 				t.Fatalf("job %d: fed starts %v, ends %v; whole %v, %v", jobs[i].ID, fed.start[i], fed.end[i], whole.start[i], whole.end[i])
 			}
 		}
-		if !slices.Equal(fed.led.Energy, whole.led.Energy) || !reflect.DeepEqual(fed.metrics(), whole.metrics()) {
+		if !slices.Equal(fed.led.Energy, whole.led.Energy) || !reflect.DeepEqual(fed.record().metrics(), whole.record().metrics()) {
 			t.Fatalf("energy or metrics differ: %v vs %v", fed.led.Energy, whole.led.Energy)
 		}
 	})

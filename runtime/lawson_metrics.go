@@ -7,42 +7,42 @@ import "math"
 
 // lawsonMean is the mean over jobs of Lawson's bounded slowdown
 // 1 + wait / max(10 s, run), with run the time the job held its nodes.
-func (s *sim) lawsonMean() float64 {
-	if len(s.jobs) == 0 {
+func (r *runRecord) lawsonMean() float64 {
+	if len(r.jobs) == 0 {
 		return 0
 	}
 	sum := 0.0
-	for j := range s.jobs {
-		sum += lawsonSlowdown(s.start[j]-s.jobs[j].Submit, s.end[j]-s.start[j])
+	for j := range r.jobs {
+		sum += lawsonSlowdown(r.start[j]-r.jobs[j].Submit, r.end[j]-r.start[j])
 	}
-	return sum / float64(len(s.jobs))
+	return sum / float64(len(r.jobs))
 }
 
 // slaViolations is the share of jobs whose Lawson slowdown exceeds sla.
-func (s *sim) slaViolations(sla float64) float64 {
-	if len(s.jobs) == 0 {
+func (r *runRecord) slaViolations(sla float64) float64 {
+	if len(r.jobs) == 0 {
 		return 0
 	}
 	n := 0
-	for j := range s.jobs {
-		if lawsonSlowdown(s.start[j]-s.jobs[j].Submit, s.end[j]-s.start[j]) > sla {
+	for j := range r.jobs {
+		if lawsonSlowdown(r.start[j]-r.jobs[j].Submit, r.end[j]-r.start[j]) > sla {
 			n++
 		}
 	}
-	return float64(n) / float64(len(s.jobs))
+	return float64(n) / float64(len(r.jobs))
 }
 
 // activeStat is the capacity controller's summary over the run's span,
 // first submission to last end; nil without one.
-func (s *sim) activeStat() *ActiveStat {
-	if s.capa == nil || len(s.jobs) == 0 {
+func (r *runRecord) activeStat() *ActiveStat {
+	if r.capa == nil || len(r.jobs) == 0 {
 		return nil
 	}
 	work := 0.0
-	for j := range s.jobs {
-		work += float64(s.alloc[j]) * (s.end[j] - s.start[j])
+	for j := range r.jobs {
+		work += float64(r.alloc[j]) * (r.end[j] - r.start[j])
 	}
-	return s.capa.stat(s.nodes, s.firstT, s.lastEnd, work)
+	return r.capa.stat(r.nodes, r.firstT, r.lastEnd, work)
 }
 
 // SLAShares is the share of jobs whose Lawson slowdown exceeds an SLA:
@@ -67,19 +67,19 @@ func (m *Metrics) SLAShareAt(sla float64) (float64, bool) {
 }
 
 // lawsonMetrics fills Lawson & Smirni's figures.
-func (s *sim) lawsonMetrics(m *Metrics) {
-	if len(s.jobs) == 0 {
+func (r *runRecord) lawsonMetrics(m *Metrics) {
+	if len(r.jobs) == 0 {
 		return
 	}
-	m.BsldLawson = s.lawsonMean()
+	m.BsldLawson = r.lawsonMean()
 	sla := 200.0
-	if a := s.pol.Active; a != nil && a.Kind == ActiveOnline {
+	if a := r.pol.Active; a != nil && a.Kind == ActiveOnline {
 		sla = a.SLA
 	}
-	m.SLAViolations = SLAShares{SLA: sla, Share: s.slaViolations(sla)}
-	m.Active = s.activeStat()
-	if s.keepStates { // only --series writes the weeks (weeks.csv)
-		m.Weeks = s.weeks(sla, m.Active)
+	m.SLAViolations = SLAShares{SLA: sla, Share: r.slaViolations(sla)}
+	m.Active = r.activeStat()
+	if r.keepWeeks { // only --series writes the weeks (weeks.csv)
+		m.Weeks = r.weeks(sla, m.Active)
 	}
 }
 
@@ -137,11 +137,11 @@ type WeekStat struct {
 const week = 7 * 86400.0
 
 // weeks computes the weekly series over the run's span.
-func (s *sim) weeks(sla float64, st *ActiveStat) []WeekStat {
-	if len(s.jobs) == 0 {
+func (r *runRecord) weeks(sla float64, st *ActiveStat) []WeekStat {
+	if len(r.jobs) == 0 {
 		return nil
 	}
-	t0, span := s.firstT, s.lastEnd-s.firstT
+	t0, span := r.firstT, r.lastEnd-r.firstT
 	n := max(1, int(math.Ceil(span/week)))
 	out := make([]WeekStat, n)
 	busy := make([]float64, n)
@@ -150,30 +150,30 @@ func (s *sim) weeks(sla float64, st *ActiveStat) []WeekStat {
 		out[i].Week = i + 1
 		out[i].Seconds = min(span, float64(i+1)*week) - float64(i)*week
 	}
-	for j := range s.jobs {
-		w := &out[index(s.end[j])]
+	for j := range r.jobs {
+		w := &out[index(r.end[j])]
 		w.JobsCompleted++
-		sl := lawsonSlowdown(s.start[j]-s.jobs[j].Submit, s.end[j]-s.start[j])
+		sl := lawsonSlowdown(r.start[j]-r.jobs[j].Submit, r.end[j]-r.start[j])
 		w.BsldLawson += sl
 		if sl > sla {
 			w.SLAShare++
 		}
 		// Node time allocated, split over the weeks the job ran in.
-		a := float64(s.alloc[j])
-		for k := index(s.start[j]); k < n; k++ {
+		a := float64(r.alloc[j])
+		for k := index(r.start[j]); k < n; k++ {
 			from, to := t0+float64(k)*week, t0+float64(k+1)*week
-			lo, hi := max(from, s.start[j]), min(to, s.end[j])
+			lo, hi := max(from, r.start[j]), min(to, r.end[j])
 			if hi > lo {
 				busy[k] += a * (hi - lo)
 			}
-			if s.end[j] <= to {
+			if r.end[j] <= to {
 				break
 			}
 		}
 	}
 	// Active node time per week, from the controller's timeline.
 	area := make([]float64, n)
-	level, at := s.nodes, t0
+	level, at := r.nodes, t0
 	var tl []ActiveChange
 	if st != nil {
 		level, tl = st.Initial, st.Timeline
@@ -189,7 +189,7 @@ func (s *sim) weeks(sla float64, st *ActiveStat) []WeekStat {
 		add(at, c.T, level)
 		level, at = c.Active, c.T
 	}
-	add(at, s.lastEnd, level)
+	add(at, r.lastEnd, level)
 	for i := range out {
 		w := &out[i]
 		if w.JobsCompleted > 0 {
@@ -200,7 +200,7 @@ func (s *sim) weeks(sla float64, st *ActiveStat) []WeekStat {
 			w.UtilActive = busy[i] / area[i]
 		}
 		if w.Seconds > 0 {
-			w.UtilAll = busy[i] / (float64(s.nodes) * w.Seconds)
+			w.UtilAll = busy[i] / (float64(r.nodes) * w.Seconds)
 			w.ActiveMean = area[i] / w.Seconds
 		}
 	}

@@ -56,8 +56,9 @@ func newLookahead(s *sim) *lookahead {
 	x := &sim{
 		jobTable: jobTable{jobs: jobs, est: s.est, pw: s.pw, alloc: s.alloc, prio: s.prio, order: s.order,
 			jw: make([]float64, n), pstate: make([]uint8, n),
-			start: make([]float64, n), end: make([]float64, n), status: make([]uint8, n)},
-		pol: p, nodes: s.nodes, machine: &la.mach, model: s.model, stretch: s.stretch, freq: s.freq,
+			start: make([]float64, n), end: make([]float64, n), status: make([]uint8, n),
+			stretch: s.stretch, power: s.power, idleW: s.idleW, fixedP: s.fixedP, exact: s.exact},
+		pol: p, nodes: s.nodes, machine: &la.mach, model: s.model, freq: s.freq,
 		budget: math.Inf(1), clock: s.clock, firstT: s.firstT,
 		accounting: accounting{tar: s.tar, led: s.led, priceMean: s.priceMean, peakIdx: s.peakIdx,
 			watts: make([]float64, len(s.model.Components()))},

@@ -124,7 +124,7 @@ func TestLookaheadDeterministic(t *testing.T) {
 		reused := runActive(t, jobs, u, a, activeHooks(h))
 		fresh := runActive(t, jobs, u, a, activeHooks(&activeTest{fresh: true}))
 		if !slices.Equal(reused.start, fresh.start) || !slices.Equal(reused.end, fresh.end) ||
-			fmt.Sprint(reused.activeStat()) != fmt.Sprint(fresh.activeStat()) || reused.metrics().Energy != fresh.metrics().Energy {
+			fmt.Sprint(reused.record().activeStat()) != fmt.Sprint(fresh.record().activeStat()) || reused.record().metrics().Energy != fresh.record().metrics().Energy {
 			t.Fatalf("seed %d: the run differs with a fresh look-ahead engine per simulation", seed)
 		}
 		if twice == 0 {

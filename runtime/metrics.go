@@ -6,6 +6,7 @@ import (
 
 	"github.com/pwrc/pwrc/runtime/ledger"
 	"github.com/pwrc/pwrc/runtime/machine"
+	"github.com/pwrc/pwrc/runtime/tariff"
 )
 
 // Metrics summarise one run (DESIGN §4.7). Energies are in J, powers in W,
@@ -209,10 +210,37 @@ type PeriodStat struct {
 // bsldTau is the bounded-slowdown threshold: runs shorter than this count as this long.
 const bsldTau = 10.0
 
-func (s *sim) metrics() Metrics {
-	m := Metrics{Jobs: len(s.jobs), Nodes: s.nodes}
-	l := s.led
-	m.Components = s.model.Components()
+// runRecord is a finished run as its figures read it: the per-job tables,
+// the accounting (a twin's, once useBook has switched it), the machine,
+// and what each stage did. The engine hands it over when the run ends
+// (record); computing figures from it changes nothing of the run.
+type runRecord struct {
+	jobTable
+	*accounting
+	pol       *Policy
+	machine   *Machine
+	model     *machine.Model
+	nodes     int
+	firstT    float64
+	clock     tariff.Clock
+	budget    float64
+	caps      *capStage
+	capa      *capacity
+	defers    *deferStage
+	keepWeeks bool // --series: Lawson's weeks too
+}
+
+// record is the run as its figures read it (see runRecord).
+func (s *sim) record() *runRecord {
+	return &runRecord{jobTable: s.jobTable, accounting: &s.accounting, pol: s.pol, machine: s.machine, model: s.model,
+		nodes: s.nodes, firstT: s.firstT, clock: s.clock, budget: s.budget,
+		caps: s.caps, capa: s.capa, defers: s.defers, keepWeeks: s.keepStates}
+}
+
+func (r *runRecord) metrics() Metrics {
+	m := Metrics{Jobs: len(r.jobs), Nodes: r.nodes}
+	l := r.led
+	m.Components = r.model.Components()
 	m.EnergyBy = l.Energy
 	m.CostBy = l.Cost
 	for c := range m.EnergyBy {
@@ -220,12 +248,12 @@ func (s *sim) metrics() Metrics {
 		m.Cost += l.Cost[c]
 	}
 	var on, off PeriodStat
-	for i, name := range s.tar.Periods() {
+	for i, name := range r.tar.Periods() {
 		ps := PeriodStat{Name: name, Energy: l.PeriodEnergy[i], Cost: l.PeriodCost[i],
 			Seconds: l.PeriodSeconds[i], JobEnergy: l.PeriodJobEnergy[i]}
 		m.Periods = append(m.Periods, ps)
 		acc := &off
-		if i == s.peakIdx {
+		if i == r.peakIdx {
 			acc = &on
 			m.HasPeak = true
 		}
@@ -239,32 +267,32 @@ func (s *sim) metrics() Metrics {
 	m.BusyNodeHours = l.BusyNodeSeconds / 3600
 	m.WorkNodeHours = l.WorkNodeSeconds / 3600
 	m.Hours = l.Hours
-	if s.pol.Budget != nil {
-		m.Budget = s.budget
+	if r.pol.Budget != nil {
+		m.Budget = r.budget
 	}
-	if len(s.jobs) == 0 {
+	if len(r.jobs) == 0 {
 		return m
 	}
-	span := s.lastEnd - s.firstT
+	span := r.lastEnd - r.firstT
 	m.RunDays = span / 86400
-	m.AccountFrom, m.AccountTo = s.firstT, s.lastEnd
-	if s.windowed {
-		m.Windowed, m.AccountFrom, m.AccountTo = true, s.accFrom, s.accTo
-		span = s.accTo - s.accFrom
+	m.AccountFrom, m.AccountTo = r.firstT, r.lastEnd
+	if r.windowed {
+		m.Windowed, m.AccountFrom, m.AccountTo = true, r.accFrom, r.accTo
+		span = r.accTo - r.accFrom
 	}
 	if span > 0 {
-		m.Utilization = l.BusyNodeSeconds / (float64(s.nodes) * span)
+		m.Utilization = l.BusyNodeSeconds / (float64(r.nodes) * span)
 		m.PowerMean = m.Energy / span
 		m.JobPowerMean = m.EnergyBy[machine.Busy] / span
 	}
-	s.levelMetrics(&m, span)
-	s.billMetrics(&m)
-	if d := s.defers; d != nil {
+	r.levelMetrics(&m, span)
+	r.billMetrics(&m)
+	if d := r.defers; d != nil {
 		m.HasDefer = true
 		m.DeferDecisions, m.DeferredJobs, m.DeadlineStarts = d.decisions, d.deferred, d.deadlineStarts
 		m.DeferralHours = d.held / 3600
 	}
-	s.theory(&m, m.AccountFrom, m.AccountTo)
+	r.theory(&m, m.AccountFrom, m.AccountTo)
 	if span > 0 {
 		m.NodesOffMean = l.OffNodeSeconds / span
 		if sv, _ := m.LevelSaving(); len(m.Levels) > 0 {
@@ -276,15 +304,15 @@ func (s *sim) metrics() Metrics {
 		busy += x
 	}
 	for _, x := range l.PStateSeconds {
-		if busy > 0 && len(s.machine.PStates) > 1 {
+		if busy > 0 && len(r.machine.PStates) > 1 {
 			m.PStateShare = append(m.PStateShare, x/busy)
 		}
 	}
-	s.coreShares(&m)
-	if s.measured {
-		s.measureJobs(&m)
+	r.coreShares(&m)
+	if r.measured {
+		r.measureJobs(&m)
 	}
-	if c := s.caps; c != nil {
+	if c := r.caps; c != nil {
 		m.HasCaps, m.CapExcessSeconds, m.CapExcessW, m.Killed = true, c.excessSeconds, c.excessMax, c.killed
 	}
 	// The waits' quantiles sort every job's wait: beside Lawson's
@@ -292,10 +320,10 @@ func (s *sim) metrics() Metrics {
 	var w waitStats
 	done := make(chan struct{})
 	go func() {
-		w = s.waitStats()
+		w = r.waitStats()
 		close(done)
 	}()
-	s.lawsonMetrics(&m)
+	r.lawsonMetrics(&m)
 	<-done
 	m.WaitMean, m.BsldMean = w.mean, w.bsld
 	m.WaitQ25, m.WaitQ50, m.WaitQ75, m.WaitQ90, m.WaitQ99, m.WaitMax = w.q[0], w.q[1], w.q[2], w.q[3], w.q[4], w.max
@@ -307,14 +335,14 @@ type waitStats struct {
 	q               [5]float64 // quantiles 0.25, 0.5, 0.75, 0.9, 0.99
 }
 
-func (s *sim) waitStats() waitStats {
-	waits := make([]float64, len(s.jobs))
+func (r *runRecord) waitStats() waitStats {
+	waits := make([]float64, len(r.jobs))
 	var sumWait, sumBsld float64
-	for i := range s.jobs {
-		w := s.start[i] - s.jobs[i].Submit
+	for i := range r.jobs {
+		w := r.start[i] - r.jobs[i].Submit
 		waits[i] = w
 		sumWait += w
-		run := s.jobs[i].Runtime
+		run := r.jobs[i].Runtime
 		sumBsld += max(1, (w+run)/max(bsldTau, run))
 	}
 	n := float64(len(waits))
@@ -419,11 +447,11 @@ func (m *Metrics) JobCost() float64 { return m.CostBy[machine.Busy] }
 
 // levelMetrics fills the per-level and per-pstate figures over the
 // accounted span.
-func (s *sim) levelMetrics(m *Metrics, span float64) {
-	l := s.led
-	c, _ := s.model.LevelComponents()
-	for i, lv := range s.machine.Levels {
-		st := LevelStat{Name: lv.Name, Instances: s.model.Instances(i),
+func (r *runRecord) levelMetrics(m *Metrics, span float64) {
+	l := r.led
+	c, _ := r.model.LevelComponents()
+	for i, lv := range r.machine.Levels {
+		st := LevelStat{Name: lv.Name, Instances: r.model.Instances(i),
 			Changes: l.LevelChanges[i], Switches: l.LevelSwitches[i]}
 		for _, comp := range lv.Components {
 			st.Energy += l.Energy[c]
@@ -434,12 +462,12 @@ func (s *sim) levelMetrics(m *Metrics, span float64) {
 		if span > 0 {
 			st.OnMean = l.LevelOnSeconds[i] / span
 		}
-		st.AllOn = float64(st.Instances) * s.model.LevelPower(i) * span
+		st.AllOn = float64(st.Instances) * r.model.LevelPower(i) * span
 		st.Saving = st.AllOn - st.Energy
 		m.Levels = append(m.Levels, st)
 	}
-	if len(s.machine.PStates) > 1 {
-		for p, ps := range s.machine.PStates {
+	if len(r.machine.PStates) > 1 {
+		for p, ps := range r.machine.PStates {
 			m.PStates = append(m.PStates, PStateStat{Freq: ps.Freq, Energy: l.PStateEnergy[p], NodeSeconds: l.PStateSeconds[p]})
 		}
 	}
@@ -447,17 +475,17 @@ func (s *sim) levelMetrics(m *Metrics, span float64) {
 
 // coreShares is each pstate's share of the jobs' core-time (procs × time)
 // over the accounted span, on a machine with pstates.
-func (s *sim) coreShares(m *Metrics) {
-	if len(s.machine.PStates) < 2 {
+func (r *runRecord) coreShares(m *Metrics) {
+	if len(r.machine.PStates) < 2 {
 		return
 	}
 	a, b := m.AccountFrom, m.AccountTo
-	by := make([]float64, len(s.machine.PStates))
+	by := make([]float64, len(r.machine.PStates))
 	var all float64
-	for j := range s.jobs {
-		if o := min(s.end[j], b) - max(s.start[j], a); o > 0 {
-			x := float64(s.jobs[j].Procs) * o
-			by[s.pstate[j]] += x
+	for j := range r.jobs {
+		if o := min(r.end[j], b) - max(r.start[j], a); o > 0 {
+			x := float64(r.jobs[j].Procs) * o
+			by[r.pstate[j]] += x
 			all += x
 		}
 	}
@@ -470,37 +498,37 @@ func (s *sim) coreShares(m *Metrics) {
 }
 
 // measureJobs clips the jobs' figures to the measure window.
-func (s *sim) measureJobs(m *Metrics) {
-	a, b := s.accFrom, s.accTo
+func (r *runRecord) measureJobs(m *Metrics) {
+	a, b := r.accFrom, r.accTo
 	m.Measured = true
-	for j := range s.jobs {
-		if s.start[j] >= a && s.start[j] < b {
+	for j := range r.jobs {
+		if r.start[j] >= a && r.start[j] < b {
 			m.Launched++
 		}
-		if o := min(s.end[j], b) - max(s.start[j], a); o > 0 {
-			cores := float64(s.jobs[j].Procs)
+		if o := min(r.end[j], b) - max(r.start[j], a); o > 0 {
+			cores := float64(r.jobs[j].Procs)
 			m.CPUSeconds += cores * o
-			m.UsefulSeconds += cores * o / s.stretch[s.pstate[j]]
+			m.UsefulSeconds += cores * o / r.stretch[r.pstate[j]]
 		}
 	}
 	if d := b - a; d > 0 {
-		m.CPUPct = 100 * m.CPUSeconds / (float64(s.nodes) * float64(max(1, s.machine.Cores)) * d)
-		m.EnergyPct = 100 * m.Energy / (s.model.Full() * d)
+		m.CPUPct = 100 * m.CPUSeconds / (float64(r.nodes) * float64(max(1, r.machine.Cores)) * d)
+		m.EnergyPct = 100 * m.Energy / (r.model.Full() * d)
 	}
 }
 
 // billMetrics computes the bill beyond the energy price from the metered
 // intervals and adds it to the cost.
-func (s *sim) billMetrics(m *Metrics) {
-	if s.carbon != nil {
-		m.HasCarbon, m.CO2 = true, s.led.CO2
+func (r *runRecord) billMetrics(m *Metrics) {
+	if r.carbon != nil {
+		m.HasCarbon, m.CO2 = true, r.led.CO2
 	}
-	k := s.bill
+	k := r.bill
 	if k == nil || k.Band == nil && k.Demand == nil && k.EnergyBudget == 0 {
 		return
 	}
 	m.HasBill = true
-	iv := s.led.Intervals()
+	iv := r.led.Intervals()
 	for _, x := range iv {
 		m.PeakMeteredW = max(m.PeakMeteredW, x.Mean)
 	}
@@ -509,10 +537,10 @@ func (s *sim) billMetrics(m *Metrics) {
 	}
 	if k.Band != nil {
 		m.HasBand = true
-		m.Band = ledger.BandCharge(iv, *k.Band, s.clock)
+		m.Band = ledger.BandCharge(iv, *k.Band, r.clock)
 	}
 	if k.Demand != nil {
-		m.DemandCharge, _ = ledger.DemandCharge(iv, *k.Demand, s.clock)
+		m.DemandCharge, _ = ledger.DemandCharge(iv, *k.Demand, r.clock)
 	}
 	if k.EnergyBudget > 0 && m.Energy > k.EnergyBudget {
 		m.EnergyOverrun = m.Energy - k.EnergyBudget

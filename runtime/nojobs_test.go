@@ -76,7 +76,7 @@ func TestSimulateWithoutJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.metrics(); got.Jobs != 0 || got.Energy != 0 || len(got.Periods) != 1 {
+	if got := s.record().metrics(); got.Jobs != 0 || got.Energy != 0 || len(got.Periods) != 1 {
 		t.Errorf("metrics without jobs: %+v", got)
 	}
 }

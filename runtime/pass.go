@@ -270,7 +270,7 @@ func (s *sim) pass() bool {
 		s.budget = math.Inf(1)
 		bounded = true
 	case s.pol.Budget != nil:
-		s.bud.on = s.budgetActive()
+		s.bud.on = s.bud.active(s)
 		s.env.System.Budget = math.Inf(1)
 		if s.bud.on {
 			s.env.System.Budget = s.budget
@@ -310,7 +310,7 @@ func (s *sim) pass() bool {
 					head, headAt = j, k
 					break loop
 				}
-				if s.defers != nil && s.holds(j) {
+				if s.defers != nil && s.defers.holds(s, j) {
 					head, headAt = j, k
 					break loop
 				}
@@ -395,7 +395,7 @@ func (s *sim) budgetHeld() (held bool) {
 			held = false
 		}
 	}()
-	if !s.budgetActive() || s.headroom() >= s.bp.minWeight {
+	if !s.bud.active(s) || s.headroom() >= s.bp.minWeight {
 		return false
 	}
 	s.bud.on = true

@@ -117,7 +117,7 @@ func checkAgainstReference(t *testing.T, s *sim, a string, nodes, racks int) ref
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m Metrics = s.metrics()
+	var m Metrics = s.record().metrics()
 	l := m.Levels[0]
 	if !closeTo(l.Energy, sum.Energy) || !closeTo(l.AllOn, sum.AllOn) || !closeTo(l.Saving, sum.Saving) || !closeTo(l.OnMean, sum.MeanRacksOn) {
 		t.Errorf("%s: rack energy %v J (all on %v, saving %v, mean on %v); from the node lists %v J (%v, %v, %v)",

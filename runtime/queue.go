@@ -301,7 +301,7 @@ func (s *sim) toIndex() {
 		// A streamed run's index holds the jobs read when it was built:
 		// where they cannot join it in place, build it again, on twice as
 		// many (or all), so that rebuilding costs O(jobs) in all.
-		if err := s.readUpTo(2 * q.ix.n); err != nil {
+		if err := s.stream.readUpTo(s, 2 * q.ix.n); err != nil {
 			s.stream.abandoned = true
 			return
 		}
@@ -488,7 +488,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 	ix.pruneE = s.freq.kind != FreqRule
 	// Walks prune on a weight fixed per job: its budget weight, or under
 	// powercaps a lower bound on its power increment.
-	ix.pruneW = s.caps != nil || p.Budget != nil && s.fixedWeights()
+	ix.pruneW = s.caps != nil || p.Budget != nil && s.bp.fixedWeights(s)
 	// Size classes, each listing its jobs in queue order: slices of flat
 	// arrays, class by class. In submit order, jobs before the first
 	// waiting one have all started and never wait again: they are left
@@ -553,7 +553,7 @@ func (s *sim) buildIndex() (ix *queueIndex, ok bool) {
 		k.makeTree(int(count[c]))
 	}
 	ix.loc = make([]int32, m, room)
-	weight := s.weightOf
+	weight := func(j int32) float64 { return s.bp.weightOf(s, j) }
 	if s.caps != nil {
 		slowest := s.caps.slowest(s)
 		weight = func(j int32) float64 { return s.caps.leastIncrement(s, j, slowest) }

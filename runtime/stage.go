@@ -111,6 +111,32 @@ func (s *sim) newStages() error {
 	return nil
 }
 
+// stagedPass is an instant's work with stages: each stage's before, the
+// pass if every gate allows it, each stage's after. It reports whether
+// the pass started a job, and a stage's error that ends the run.
+func (s *sim) stagedPass(from, to int, events bool) (started bool, err error) {
+	for _, st := range s.stages {
+		st.before(s, from, to)
+	}
+	passes := true
+	for _, st := range s.stages {
+		if !st.gate(s, events) {
+			passes = false
+			break
+		}
+	}
+	if passes {
+		started = s.pass()
+		if s.defers != nil && s.defers.err != nil {
+			return started, s.defers.err
+		}
+	}
+	for _, st := range s.stages {
+		st.after(s)
+	}
+	return started, nil
+}
+
 // wakeStages is the earliest instant a stage must act, +Inf if none.
 func (s *sim) wakeStages() float64 {
 	t := math.Inf(1)

@@ -46,7 +46,7 @@ func (s *sim) neverStarted(lead string, frozen bool) error {
 	if s.passEnv() {
 		s.setPassEnv()
 	}
-	budgetOn := s.pol.Budget != nil && s.budgetActive()
+	budgetOn := s.pol.Budget != nil && s.bud.active(s)
 	var g [nStuck]stuckGroup
 	ahead := false // a job ahead in the queue is refused by a stage that blocks the queue
 	for _, j := range s.queue {
@@ -65,7 +65,7 @@ func (s *sim) neverStarted(lead string, frozen bool) error {
 		}
 		e.n++
 		if r == stuckBudget {
-			if w := s.weightOf(j); e.n == 1 || w < e.w {
+			if w := s.bp.weightOf(s, j); e.n == 1 || w < e.w {
 				e.light, e.w = j, w
 			}
 		}
@@ -83,7 +83,7 @@ func (s *sim) neverStarted(lead string, frozen bool) error {
 			weighs = "has no finite weight (its weight rule gives NaN)"
 		}
 		parts = append(parts, fmt.Sprintf("%s more than the whole power budget, %s: the lightest of them, job %d, %s%s",
-			verb(e.n, "weighs", "weigh"), s.describeBudget(), id(e.light), weighs, waitHint(s.pol.Weight, frozen)))
+			verb(e.n, "weighs", "weigh"), s.bud.describe(s), id(e.light), weighs, waitHint(s.pol.Weight, frozen)))
 	}
 	if e := g[stuckValue]; e.n > 0 {
 		parts = append(parts, fmt.Sprintf("%s no value for the knapsack, which never picks a job whose value is 0 or less (or not a number): its value rule `%s` (%s) gives that, e.g. for job %d%s",
@@ -95,7 +95,7 @@ func (s *sim) neverStarted(lead string, frozen bool) error {
 	}
 	if e := g[stuckBehind]; e.n > 0 {
 		parts = append(parts, fmt.Sprintf("%s behind those in the queue, which %s does not get past, e.g. job %d",
-			verb(e.n, "waits", "wait"), s.backfillWords(), id(e.first)))
+			verb(e.n, "waits", "wait"), s.pol.backfillWords(), id(e.first)))
 	}
 	if e := g[stuckOther]; e.n > 0 {
 		parts = append(parts, fmt.Sprintf("%s for no reason pwrc can name, e.g. job %d (a bug in pwrc: please report it)",
@@ -137,9 +137,9 @@ func (s *sim) stuckReason(j int32, budgetOn bool) stuckReason {
 	switch {
 	case !s.admitted(j):
 		return stuckAdmit
-	case budgetOn && !(s.weightOf(j) <= s.budget):
+	case budgetOn && !(s.bp.weightOf(s, j) <= s.budget):
 		return stuckBudget
-	case budgetOn && s.pol.Select == SelectKnapsack && !(s.valueOf(j) > 0):
+	case budgetOn && s.pol.Select == SelectKnapsack && !(s.bp.valueOf(s, j) > 0):
 		return stuckValue
 	case s.caps != nil:
 		s.caps.power = s.model.Power(s.cnt, s.watts)
@@ -151,8 +151,8 @@ func (s *sim) stuckReason(j int32, budgetOn bool) stuckReason {
 }
 
 // describeBudget is the budget as the scenario set it and in watts.
-func (s *sim) describeBudget() string {
-	b := s.pol.Budget
+func (st *budgetStage) describe(s *sim) string {
+	b := st.b
 	out := Watts(s.budget)
 	if b.OfBaseline > 0 {
 		out += fmt.Sprintf(" (%s%% of the baseline's mean job power)", strconv.FormatFloat(100*b.OfBaseline, 'g', 4, 64))
@@ -167,12 +167,12 @@ func (s *sim) describeBudget() string {
 }
 
 // backfillWords names the policy's backfilling for messages.
-func (s *sim) backfillWords() string {
-	switch s.pol.Backfill {
+func (p *Policy) backfillWords() string {
+	switch p.Backfill {
 	case EASY:
 		return "EASY backfilling"
 	case Greedy:
-		return fmt.Sprintf("greedy backfilling (depth %d)", s.pol.Depth)
+		return fmt.Sprintf("greedy backfilling (depth %d)", p.Depth)
 	}
 	return "a policy without backfilling"
 }

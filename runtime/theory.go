@@ -33,14 +33,14 @@ type Theory struct {
 }
 
 // theory computes a run's Theory over its accounted span [from, to].
-func (s *sim) theory(m *Metrics, from, to float64) {
-	if !(to > from) || s.nodes == 0 {
+func (r *runRecord) theory(m *Metrics, from, to float64) {
+	if !(to > from) || r.nodes == 0 {
 		return
 	}
 	// The clock hours the span covers, each once, at its mean price.
-	w := s.clock.Time(from)
-	top := s.clock.Sim(time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), 0, 0, 0, w.Location()))
-	in := tariff.NewIntegrator(s.tar)
+	w := r.clock.Time(from)
+	top := r.clock.Sim(time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), 0, 0, 0, w.Location()))
+	in := tariff.NewIntegrator(r.tar)
 	var prices []float64
 	for h := top; h < to; h += 3600 {
 		prices = append(prices, in.Mean(h, h+3600))
@@ -53,16 +53,16 @@ func (s *sim) theory(m *Metrics, from, to float64) {
 	span := to - from
 	const kWh = 3.6e6
 	e := oracle.Energy{
-		Infra: s.model.Spec().Infrastructure * span / kWh,
-		Idle:  float64(s.nodes) * s.machine.Power.Idle * span / kWh,
-		Job:   (m.EnergyBy[machine.Busy] - s.led.BusyNodeSeconds*s.machine.Power.Idle) / kWh,
+		Infra: r.model.Spec().Infrastructure * span / kWh,
+		Idle:  float64(r.nodes) * r.machine.Power.Idle * span / kWh,
+		Job:   (m.EnergyBy[machine.Busy] - r.led.BusyNodeSeconds*r.machine.Power.Idle) / kWh,
 	}
 	t := Theory{Hours: th.Hours, U: th.U, MeanPrice: th.Mean, Best: th.Best, Worst: th.Worst,
 		EnergyInfra: e.Infra, EnergyIdle: e.Idle, EnergyJob: e.Job,
 		Baseline: th.Baseline(e), ShutdownSaving: th.ShutdownSaving(e), InfraSaving: th.InfraSaving(e),
 		CostAll: th.CostAll(e), CostClient: th.CostClient(e)}
-	if c := s.machine.Costs; c != nil {
-		n := float64(s.nodes)
+	if c := r.machine.Costs; c != nil {
+		n := float64(r.nodes)
 		o := oracle.Ownership{System: c.System + n*c.SystemPerNode, Lifetime: c.Lifetime / (365 * 86400), Annual: c.Annual + n*c.AnnualPerNode}
 		t.HasTCO = true
 		t.TCOCurrent, t.TCOOptimalEnergy, t.TCOProcurement = th.YearlyTCO(o, e)

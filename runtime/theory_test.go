@@ -35,7 +35,7 @@ func TestTheoryFlatPrice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return s.metrics()
+			return s.record().metrics()
 		}
 		on := run(Policy{Name: "easy", Backfill: EASY})
 		off := run(Policy{Name: "easy_off", Backfill: EASY, Shutdown: &Shutdown{After: 0}})
@@ -92,7 +92,7 @@ func TestOracleLowerBound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := s.metrics()
+			r := s.record().metrics()
 			th := r.Theory
 			// The oracle prices whole clock hours; the run covers the first
 			// and last only in part. Allow the dearest price on their share
@@ -133,7 +133,7 @@ func TestTheoryTCO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := s.metrics()
+	r := s.record().metrics()
 	th := r.Theory
 	if !th.HasTCO {
 		t.Fatal("no TCO with machine costs")
@@ -155,7 +155,7 @@ func TestTheoryTCO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pn := s.metrics().Theory; !nearRel(pn.TCOCurrent, th.TCOCurrent, 1e-12) || !nearRel(pn.TCOProcurement, th.TCOProcurement, 1e-12) {
+	if pn := s.record().metrics().Theory; !nearRel(pn.TCOCurrent, th.TCOCurrent, 1e-12) || !nearRel(pn.TCOProcurement, th.TCOProcurement, 1e-12) {
 		t.Errorf("per node: TCO %v, %v; for the machine %v, %v", pn.TCOCurrent, pn.TCOProcurement, th.TCOCurrent, th.TCOProcurement)
 	}
 }
@@ -239,7 +239,7 @@ func TestOracleBoundsEveryRun(t *testing.T) {
 				if s.lastEnd > to {
 					t.Fatalf("seed %d %s: the run ends at %v, after its window %v", seed, name, s.lastEnd, to)
 				}
-				r := s.metrics()
+				r := s.record().metrics()
 				th := r.Theory
 				if !r.HasTheory || th.Hours != int((to-from)/3600) {
 					t.Fatalf("seed %d %s: theory %v over %d hours, want %v", seed, name, r.HasTheory, th.Hours, (to-from)/3600)

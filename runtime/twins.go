@@ -157,9 +157,9 @@ func sameSchedule(a, b *Run, lead []int) bool {
 
 // useBook makes the simulation's accounting that of book b (its tariff,
 // bill, carbon intensity and ledger), for a twin's metrics.
-func (s *sim) useBook(b *book) {
-	s.tar, s.carbon, s.bill, s.led = b.tar, b.carbon, b.bill, b.led
-	s.peakIdx = peakIndex(b.tar)
+func (a *accounting) useBook(b *book) {
+	a.tar, a.carbon, a.bill, a.led = b.tar, b.carbon, b.bill, b.led
+	a.peakIdx = peakIndex(b.tar)
 }
 
 // keepBooks has the simulation keep twins' books beside its own.
