@@ -301,7 +301,7 @@ func (s *sim) toIndex() {
 		// A streamed run's index holds the jobs read when it was built:
 		// where they cannot join it in place, build it again, on twice as
 		// many (or all), so that rebuilding costs O(jobs) in all.
-		if err := s.stream.readUpTo(s, 2 * q.ix.n); err != nil {
+		if err := s.stream.readUpTo(s, 2*q.ix.n); err != nil {
 			s.stream.abandoned = true
 			return
 		}
