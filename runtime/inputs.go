@@ -87,10 +87,11 @@ type RunInputs struct {
 	// OverBudget counts the jobs that weigh more than the policy's budget
 	// (which always applies, weights job.power) at any pstate they may
 	// run at: they can never start. Lightest is the lightest of them and
-	// LightestW its weight.
+	// LightestW its weight; HeaviestW is the heaviest's.
 	OverBudget int
 	Lightest   int64
 	LightestW  float64
+	HeaviestW  float64
 }
 
 // unknownBaseline stands for a baseline not yet run: a budget relative to
@@ -142,7 +143,7 @@ func (ic *InputCheck) Run(run *Run) (ri RunInputs) {
 	jobs = su.jobs
 	ri.Jobs = len(jobs)
 	ri.Err = coversJobs(run, &su)
-	ri.OverBudget, ri.Lightest, ri.LightestW = overBudget(run, jobs, model, info.Nodes, su.acct.budget)
+	ri.OverBudget, ri.Lightest, ri.LightestW, ri.HeaviestW = overBudget(run, jobs, model, info.Nodes, su.acct.budget)
 	return ri
 }
 
@@ -180,12 +181,13 @@ func coversJobs(run *Run, su *setup) error {
 // overBudget counts the jobs that can never start under the policy's
 // budget: it always applies, a job's weight is its power (the default),
 // and the job's power at the lowest pstate it may run at, on the nodes it
-// is given, is above the budget. It returns their number and the lightest.
-func overBudget(run *Run, jobs []workload.Job, model *machine.Model, nodes int, budget float64) (n int, lightest int64, weight float64) {
+// is given, is above the budget. It returns their number, the lightest
+// and its weight, and the heaviest's weight.
+func overBudget(run *Run, jobs []workload.Job, model *machine.Model, nodes int, budget float64) (n int, lightest int64, weight, heaviest float64) {
 	p := &run.Policy
 	b := p.Budget
 	if b == nil || b.When != BudgetAlways || b.OfBaseline > 0 || p.Weight != nil || len(p.Powercaps) > 0 || math.IsInf(budget, 1) {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	m := &run.Machine
 	// The share of the highest pstate's busy power a job draws at the
@@ -213,11 +215,16 @@ func overBudget(run *Run, jobs []workload.Job, model *machine.Model, nodes int, 
 			if n == 0 || w < weight {
 				lightest, weight = j.ID, w
 			}
+			heaviest = max(heaviest, w)
 			n++
 		}
 	}
-	return n, lightest, weight
+	return n, lightest, weight, heaviest
 }
+
+// SwitchesOff reports whether the powercap switches nodes off for its
+// window (a reserved window whose mode is not dvfs or idle).
+func (pc *Powercap) SwitchesOff() bool { return pc.switchesOff() }
 
 // forget drops what the check holds beyond the run's own trace and its
 // cleaned jobs: the cleaned jobs of other shapes, and the traces read

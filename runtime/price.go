@@ -204,9 +204,18 @@ func coverage(sr seriesRef, clock tariff.Clock, tar tariff.Tariff, from, to floa
 	default:
 		fix = "use a longer series"
 	}
-	return "", fmt.Errorf("contract %s: the %s (%s) do not cover the run: %s; %s, or add `repeat` to %s to reuse the series cyclically",
-		sr.contract, sr.what, series, why, fix, sr.block)
+	return "", &CoverageError{
+		Msg: fmt.Sprintf("contract %s: the %s (%s) do not cover the run: %s", sr.contract, sr.what, series, why),
+		Fix: fmt.Sprintf("%s, or add `repeat` to %s to reuse the series cyclically", fix, sr.block)}
 }
+
+// CoverageError is an hourly series that does not cover a run: what it
+// covers and the run needs, and how to fix it.
+type CoverageError struct {
+	Msg, Fix string
+}
+
+func (e *CoverageError) Error() string { return e.Msg + "; " + e.Fix }
 
 // duration formats seconds as hours below two days, else days.
 func duration(sec float64) string {
