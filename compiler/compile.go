@@ -116,7 +116,7 @@ type compiler struct {
 	inputs    *runtime.InputCheck
 	dataLines map[string]map[int]string
 	dataDiags []dataDiag
-	reported map[string]bool               // warnings given once however many runs share their cause
+	reported  map[string]bool // warnings given once however many runs share their cause
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
 }
