@@ -188,6 +188,7 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 					return
 				}
 				k.CarbonSeries, k.CarbonGenerate, k.HasCarbon = c.path(str), nil, true
+				c.seriesAt[k.Name+"\x00carbon\x00"+k.CarbonSeries] = str.R
 				blockErrs := c.errs()
 				c.carbonBlock(s, b, k)
 				// Read the file only as the block describes it, and only

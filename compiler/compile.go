@@ -114,6 +114,7 @@ type compiler struct {
 	// check`); dataLines are the lines of data files that diagnostics
 	// show, by file and line, and dataDiags those diagnostics (inputs.go).
 	inputs    *runtime.InputCheck
+	seriesAt  map[string]lang.Range // where each contract names each series: "NAME\x00prices\x00PATH", "NAME\x00carbon\x00PATH"
 	dataLines map[string]map[int]string
 	dataDiags []dataDiag
 	reported  map[string]bool // warnings given once however many runs share their cause
@@ -187,6 +188,7 @@ func newCompiler(opts Options) *compiler {
 		data:       map[string]*dataFile{},
 		spans:      map[string]*runtime.TraceSpan{},
 		dataLines:  map[string]map[int]string{},
+		seriesAt:   map[string]lang.Range{},
 		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
 		osData:     osData,

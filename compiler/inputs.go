@@ -74,12 +74,7 @@ func (c *compiler) inputError(run *runtime.Run, site runSite, ri runtime.RunInpu
 	var ce *runtime.CoverageError
 	if errors.As(err, &ce) {
 		// The series and the run's span: the note says whose span.
-		at := site.stmts["contract"].Range
-		if path := k.Prices; part == runtime.PartCarbon {
-			at = c.namedAt(k.CarbonSeries, at)
-		} else if path != "" {
-			at = c.namedAt(path, at)
-		}
+		at := c.seriesNamed(k, part, site)
 		if d := c.inputErr(at, err, ""); d != nil {
 			d.Note(site.ws.Range, "the jobs of run `%s` (%s), whose span it is", run.Name, w.Name)
 		}
@@ -130,13 +125,13 @@ func (c *compiler) inputError(run *runtime.Run, site runSite, ri runtime.RunInpu
 			c.inputErr(site.stmts["contract"].Range, err, "")
 			return
 		}
-		c.dataError(k.Prices, c.namedAt(k.Prices, site.stmts["contract"].Range), "price series", err)
+		c.dataError(k.Prices, c.seriesNamed(k, part, site), "price series", err)
 	case runtime.PartCarbon:
 		if k.CarbonSeries == "" || k.CarbonGenerate != nil {
 			c.inputErr(site.stmts["contract"].Range, err, "")
 			return
 		}
-		c.dataError(k.CarbonSeries, c.namedAt(k.CarbonSeries, site.stmts["contract"].Range), "carbon intensity series", err)
+		c.dataError(k.CarbonSeries, c.seriesNamed(k, part, site), "carbon intensity series", err)
 	case runtime.PartBudget:
 		at := site.stmts["policy"].Range
 		if site.refs.budgetAt != nil {
@@ -193,6 +188,20 @@ func field(s *lang.Stmt, name string) *lang.Stmt {
 		}
 	}
 	return nil
+}
+
+// seriesNamed is where contract k names its price series (part
+// PartPrices) or carbon series (PartCarbon); else the experiment's
+// contract field.
+func (c *compiler) seriesNamed(k *runtime.Contract, part runtime.Part, site runSite) lang.Range {
+	key := k.Name + "\x00prices\x00" + k.Prices
+	if part == runtime.PartCarbon {
+		key = k.Name + "\x00carbon\x00" + k.CarbonSeries
+	}
+	if r, ok := c.seriesAt[key]; ok {
+		return r
+	}
+	return site.stmts["contract"].Range
 }
 
 // namedAt is where the scenario names data file path: the string that
@@ -472,37 +481,39 @@ func (c *compiler) checkCaps(run *runtime.Run, site runSite, ri runtime.RunInput
 			w = pc.Share * ri.Full
 		}
 		offable := pc.SwitchesOff() || p.Shutdown != nil || p.Active != nil
-		var floor float64
-		var what string
+		var summary string
 		switch {
 		case w < ri.Infrastructure:
-			floor, what = ri.Infrastructure, "its infrastructure alone"
+			summary = fmt.Sprintf("this powercap, %s, is below machine `%s`'s infrastructure, %s, which it always draws",
+				runtime.Watts(w), run.Machine.Name, runtime.Watts(ri.Infrastructure))
 		case w < ri.Idle && !offable:
-			floor, what = ri.Idle, "with every node idle"
+			summary = fmt.Sprintf("this powercap, %s, is below what machine `%s` draws with every node idle, %s",
+				runtime.Watts(w), run.Machine.Name, runtime.Watts(ri.Idle))
 		default:
 			continue
 		}
 		always := pc.Start == nil && pc.When == runtime.BudgetAlways
 		at := argsRange(r.at)
-		if !c.once(fmt.Sprintf("cap\x00%s\x00%g\x00%g\x00%v", at, w, floor, always)) {
+		if !c.once(fmt.Sprintf("cap\x00%s\x00%s\x00%v", at, summary, always)) {
 			continue
 		}
-		summary := fmt.Sprintf("this powercap, %s, is below what machine `%s` draws %s, %s: no job can start while it applies",
-			runtime.Watts(w), run.Machine.Name, what, runtime.Watts(floor))
 		var d *lang.Diagnostic
 		if always {
-			d = c.diags.Errorf(at, "%s", summary)
-			d.Summary = strings.TrimSuffix(d.Summary, " while it applies") + ", and it always applies: the run would fail"
+			d = c.diags.Errorf(at, "%s: no job can ever start under it, and the run would fail", summary)
 		} else {
-			d = c.diags.Warnf(at, "%s", summary)
+			d = c.diags.Warnf(at, "%s: no job can start while it applies", summary)
 		}
 		switch {
-		case floor == ri.Infrastructure:
-			d.With("No mode meets it: the infrastructure draws %s whatever the nodes do. Raise the cap above it.", runtime.Watts(ri.Infrastructure))
-		case r.modeAt != nil:
-			d.With("Mode `%s` switches no node off, so the machine draws at least %s; raise the cap, or use `mode shut` in a window (`powercap CAP from TIME for D`), or a policy with `shutdown`.", r.modeAt.Text(), runtime.Watts(ri.Idle))
+		case w < ri.Infrastructure:
+			d.With("No mode meets it, whatever the nodes do; raise the cap above %s.", runtime.Watts(ri.Infrastructure))
+		case pc.Start == nil:
+			d.With("A cap set for now (without `from TIME for D`) switches no node off, whatever its mode, so the machine draws at least %s; raise the cap, place it in a window (`powercap CAP from TIME for D { mode shut }`), or give the policy `shutdown`.", runtime.Watts(ri.Idle))
 		default:
-			d.With("A cap set for now switches no node off, so the machine draws at least %s; raise the cap, place it in a window with `mode shut` (`powercap CAP from TIME for D`), or give the policy `shutdown`.", runtime.Watts(ri.Idle))
+			mode := "idle"
+			if pc.Mode == runtime.CapDVFS {
+				mode = "dvfs"
+			}
+			d.With("Mode `%s` switches no node off, so the machine draws at least %s; raise the cap, use `mode shut`, or give the policy `shutdown`.", mode, runtime.Watts(ri.Idle))
 		}
 	}
 }

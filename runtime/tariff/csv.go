@@ -184,7 +184,7 @@ func readPrices(name string, r io.Reader, f Format, limit int64) (*Series, error
 	cr.FieldsPerRecord = -1 // counts are checked here, with clearer messages
 	cr.ReuseRecord = true
 	lineErr := func(line int, format string, args ...any) *LineError {
-		return &LineError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+		return &LineError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf(format, args...)}
 	}
 	// fieldErr is an error at field i of the row just read.
 	fieldErr := func(i int, format string, args ...any) *LineError {

@@ -60,7 +60,7 @@ func TestReadPriceCSVErrors(t *testing.T) {
 		{"first row malformed is not a header", "1,0.04,x\n", `p.csv:1:8: price is not a number: "x"`},
 		{"missing column", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.0833\n", "p.csv:3:11: expected 3 columns, found 2"},
 		{"extra column", "0.1\n0.2,0.3\n", "p.csv:2:5: expected 1 column, found 2"},
-		{"too many columns", "a,b,c,d\n1,2,3,4\n", "p.csv:1: expected 1, 2 or 3 columns (index, time, price), found 4"},
+		{"too many columns", "a,b,c,d\n1,2,3,4\n", "p.csv:1:1: expected 1, 2 or 3 columns (index, time, price), found 4"},
 		{"not hourly", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.5,0.2\n", "p.csv:3:5: time 0.5 d does not follow 0.0417 d by one hour"},
 		{"duplicate time", "0,0.1\n0.0416666666666667,0.2\n0.0416666666666667,0.3\n", "p.csv:3:1: time 0.0417 d does not follow 0.0417 d by one hour"},
 		{"out of order", "1,0.1\n0.9583333333333333,0.2\n", "p.csv:2:1: time 0.9583 d does not follow 1 d by one hour"},

@@ -28,7 +28,7 @@ func TestReadPricesHours(t *testing.T) {
 		{"numbers read as timestamps", "0,10\n", TimeISO,
 			`p.csv:1:1: time is not an ISO 8601 timestamp such as 2016-12-30T00:00+01:00: "0" (the time column holds numbers: write ` + "`time days` or `time hours`" + ` in the hourly block)`},
 		{"iso without a time column", "price\n10\n", TimeISO,
-			"p.csv:1: `time iso` needs a time column, but the rows have 1 column (write rows as time,price or index,time,price)"},
+			"p.csv:1:1: `time iso` needs a time column, but the rows have 1 column (write rows as time,price or index,time,price)"},
 	} {
 		_, err := ReadPrices("p.csv", strings.NewReader(tc.in), Format{Time: tc.f})
 		if err == nil || err.Error() != tc.want {

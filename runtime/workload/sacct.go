@@ -269,7 +269,7 @@ func ReadSacct(name string, r io.Reader, opt SacctOptions) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if !p.haveHeader {
-		return nil, &LineError{File: name, Line: max(p.line, 1), Msg: "no header line: want `sacct --parsable2` output with its header (or give the format of --noheader output)"}
+		return nil, &LineError{File: name, Line: max(p.line, 1), Col: 1, Msg: "no header line: want `sacct --parsable2` output with its header (or give the format of --noheader output)"}
 	}
 	p.finish()
 	return p.t, nil
@@ -493,9 +493,10 @@ func (p *sacctParser) read(br *bufio.Reader) error {
 
 func (p *sacctParser) tooLong() error {
 	p.line++
+	p.text, p.at = nil, -1
 	msg := fmt.Sprintf("line longer than %d bytes", sacctMaxLine)
 	if !p.haveHeader {
-		return &LineError{File: p.t.Name, Line: p.line, Msg: "header: " + msg}
+		return &LineError{File: p.t.Name, Line: p.line, Col: 1, Msg: "header: " + msg}
 	}
 	p.sawLine = true
 	return p.bad(msg)

@@ -342,8 +342,8 @@ func TestReadSacctCases(t *testing.T) {
 		want want
 	}{
 		{name: "header only", in: hdr, want: want{}},
-		{name: "empty", in: "", want: want{err: "x.txt:1: no header line"}},
-		{name: "blank lines only", in: "\n \n\t\n", want: want{err: "x.txt:3: no header line"}},
+		{name: "empty", in: "", want: want{err: "x.txt:1:1: no header line"}},
+		{name: "blank lines only", in: "\n \n\t\n", want: want{err: "x.txt:3:1: no header line"}},
 		// Where a line is wrong: the column of the field, in characters.
 		{name: "bad time limit column", in: hdr + job("5", "", "2024-01-01T00:00:00", "2024-01-01T00:00:00", "2024-01-01T00:00:02", "00:00:02", "1 hour", "1", "8", "COMPLETED", ""),
 			want: want{err: `x.txt:2:73: Timelimit: want a duration such as 1-02:03:04, 02:03:04 or 03:04, UNLIMITED or Partition_Limit, found "1 hour"`}},
@@ -352,7 +352,7 @@ func TestReadSacctCases(t *testing.T) {
 		{name: "too many fields column", in: hdr + strings.TrimSuffix(done("7", 0, "00:10:00", ""), "\n") + "|x|y\n",
 			want: want{err: `x.txt:2:97: expected 11 fields as in the header, found 13`}},
 		{name: "comma-separated", in: "JobID,Submit,Elapsed,NCPUS\n5,2024-01-01T00:00:00,00:00:02,1\n",
-			want: want{err: `x.txt:1: header: no "|" in the first line, which is comma-separated`}},
+			want: want{err: `x.txt:1:1: header: no "|" in the first line, which is comma-separated`}},
 		// A file that is not text is refused, bad lines skipped or not.
 		{name: "nul byte", opt: SacctOptions{SkipBadLines: true}, in: hdr + "7\x00|\n",
 			want: want{err: "x.txt:2:2: a NUL byte"}},
@@ -371,17 +371,17 @@ func TestReadSacctCases(t *testing.T) {
 			in:   strings.ReplaceAll(hdr+done("7", 0, "00:10:00", ""), "|", ";;"),
 			want: want{ids: []int64{7}}},
 		{name: "wrong delimiter", opt: SacctOptions{Delimiter: ","}, in: hdr,
-			want: want{err: `x.txt:1: header: no "," in the first line`}},
+			want: want{err: `x.txt:1:1: header: no "," in the first line`}},
 		{name: "fixed width output", in: "JobID    JobName  Partition\n------- -------- ---------\n",
-			want: want{err: `x.txt:1: header: no "|" in the first line: want ` + "`sacct --parsable2`"}},
+			want: want{err: `x.txt:1:1: header: no "|" in the first line: want ` + "`sacct --parsable2`"}},
 		{name: "case and order of names", in: "state|allocCPUs|ELAPSED|submit|jobid\nCOMPLETED|4|00:01:00|2024-01-01T00:00:00|9\n",
 			want: want{ids: []int64{9}, runtime: []float64{60}, nodes: []int{0}}},
 		{name: "missing columns", in: "JobID|JobName|State\n",
-			want: want{err: "x.txt:1: header: no Submit field, no Elapsed (or Start and End) field, no AllocCPUS (or NCPUS) field (for output without a header, give its format)"}},
+			want: want{err: "x.txt:1:1: header: no Submit field, no Elapsed (or Start and End) field, no AllocCPUS (or NCPUS) field (for output without a header, give its format)"}},
 		{name: "a column twice", in: "JobID|Submit|Elapsed|NCPUS|jobid\n", want: want{err: "x.txt:1:28: header: JobID appears twice"}},
 		{name: "empty name", in: "JobID||Submit|Elapsed|NCPUS\n", want: want{err: "x.txt:1:7: header: field 2 has no name"}},
 		{name: "bad header even when skipping", opt: SacctOptions{SkipBadLines: true}, in: "JobID|State\n",
-			want: want{err: "x.txt:1: header: no Submit field"}},
+			want: want{err: "x.txt:1:1: header: no Submit field"}},
 		{name: "data where the header should be", in: done("7", 0, "00:10:00", ""),
 			want: want{err: `x.txt:1:1: header: the first line is data (JobID "7"): for output without a header, give its format`}},
 		{name: "format without header", opt: SacctOptions{Format: "JobID,Submit,Elapsed,NCPUS,NNodes"},
@@ -397,7 +397,7 @@ func TestReadSacctCases(t *testing.T) {
 			in:   hdr + strings.Repeat("x", sacctMaxLine+10) + "\n" + done("7", 0, "00:10:00", ""),
 			want: want{ids: []int64{7}}},
 		{name: "too long a line, not skipping", in: hdr + done("6", 0, "00:10:00", "") + strings.Repeat("x", 3*sacctMaxLine),
-			want: want{err: "x.txt:3: line longer than 1048576 bytes"}},
+			want: want{err: "x.txt:3:1: line longer than 1048576 bytes"}},
 
 		// Run times.
 		{name: "run time from start and end", in: "JobID|Submit|Start|End|NCPUS\n5|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T01:00:10|4\n",
@@ -599,11 +599,11 @@ func TestReadSacctLongLines(t *testing.T) {
 		}
 	}
 	_, err := readSacctString(in, SacctOptions{})
-	if err == nil || err.Error() != "x.txt:12: line longer than 1048576 bytes" {
+	if err == nil || err.Error() != "x.txt:12:1: line longer than 1048576 bytes" {
 		t.Fatalf("error %v", err)
 	}
 	_, err = readSacctString(strings.Repeat("JobID|", sacctMaxLine/5), SacctOptions{})
-	if err == nil || err.Error() != "x.txt:1: header: line longer than 1048576 bytes" {
+	if err == nil || err.Error() != "x.txt:1:1: header: line longer than 1048576 bytes" {
 		t.Fatalf("long header: %v", err)
 	}
 }

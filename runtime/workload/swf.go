@@ -75,7 +75,7 @@ type LineError struct {
 	Line int // 1-based
 	// Col is the 1-based column of what is wrong, in characters (runes;
 	// a byte that is not UTF-8 counts as one), as editors and `pwrc
-	// check` count them; 0 when the line as a whole is wrong.
+	// check` count them: 1 when the line as a whole is wrong.
 	Col int
 	Msg string
 }
@@ -87,11 +87,11 @@ func (e *LineError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// colAt is the 1-based character column of byte off of line (0 for off
-// < 0), as LineError counts columns.
+// colAt is the 1-based character column of byte off of line (1, the
+// line as a whole, for off < 0), as LineError counts columns.
 func colAt(line []byte, off int) int {
 	if off < 0 {
-		return 0
+		return 1
 	}
 	return utf8.RuneCount(line[:min(off, len(line))]) + 1
 }

@@ -339,7 +339,7 @@ func refRead(name string, data []byte, opt ReadOptions) (*Trace, error) {
 	isBlank := func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\v' || r == '\f' }
 	col := func(ln string, off int) int {
 		if off < 0 {
-			return 0
+			return 1
 		}
 		return utf8.RuneCountInString(ln[:off]) + 1
 	}
