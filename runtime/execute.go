@@ -522,7 +522,7 @@ func setUp(run *Run, info WorkloadInfo, jobs []workload.Job, ld *loader, baselin
 	// submission of the cleaned trace, before any cut (`submitted 0 d ..
 	// 547.5 d` is the trace's first 547.5 days whatever `keep` drops).
 	su.origin = first
-	jobs, su.cut, err = cutJobs(jobs, &run.Workload, su.origin, clock)
+	jobs, su.cut, err = ld.cut(jobs, &run.Workload, su.origin, clock)
 	if err == nil && len(jobs) == 0 {
 		err = fmt.Errorf("workload %s: its cuts (keep, submitted) leave no job to simulate: %d dropped by keep, %d by submitted", run.Workload.Name, su.cut.Keep, su.cut.Submitted)
 	}
@@ -842,8 +842,43 @@ type loader struct {
 	cleaned map[cleanKey]*onceValue[cleaned]
 	series  map[string]*onceValue[*tariff.Series]
 	// open opens data files: os.Open when Execute runs a plan, the
-	// compiler's opener when `pwrc check` reads them (CheckRun).
+	// compiler's opener when `pwrc check` reads them (InputCheck).
 	open func(string) (io.ReadCloser, error)
+	// lastCut, when not nil, keeps the last cut made (InputCheck: the runs
+	// of a sweep cut the same jobs alike, one after another).
+	lastCut *madeCut
+}
+
+// madeCut is a cut of cleaned jobs and what it kept.
+type madeCut struct {
+	first *workload.Job // the jobs cut (their array and length)
+	n     int
+	keep  *Expr
+	sub   Window
+	clock tariff.Clock
+	jobs  []workload.Job
+	stats CutStats
+	err   error
+}
+
+// cut applies the workload's cuts (cutJobs), or gives the last cut again
+// when it was of the same jobs, rule, window and clock.
+func (ld *loader) cut(jobs []workload.Job, w *Workload, origin float64, clock tariff.Clock) ([]workload.Job, CutStats, error) {
+	if ld.lastCut == nil || len(jobs) == 0 {
+		return cutJobs(jobs, w, origin, clock)
+	}
+	var sub Window
+	if w.Submitted != nil {
+		sub = *w.Submitted
+	}
+	// (Zones compare by name: each run loads its own.)
+	if m := ld.lastCut; m.first == &jobs[0] && m.n == len(jobs) && m.keep == w.Keep && m.sub == sub &&
+		m.clock.Epoch == clock.Epoch && m.clock.Loc.String() == clock.Loc.String() {
+		return m.jobs, m.stats, m.err
+	}
+	kept, st, err := cutJobs(jobs, w, origin, clock)
+	*ld.lastCut = madeCut{first: &jobs[0], n: len(jobs), keep: w.Keep, sub: sub, clock: clock, jobs: kept, stats: st, err: err}
+	return kept, st, err
 }
 
 type traceKey struct {

@@ -64,6 +64,7 @@ func NewInputCheck(open func(string) (io.ReadCloser, error)) *InputCheck {
 	if open != nil {
 		ld.open = open
 	}
+	ld.lastCut = &madeCut{}
 	return &InputCheck{ld: ld}
 }
 
