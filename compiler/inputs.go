@@ -51,6 +51,42 @@ func (c *compiler) checkInputs(run *runtime.Run, site runSite) {
 	c.checkKeep(run, site, ri)
 	c.checkCaps(run, site, ri)
 	c.checkBudget(run, site, ri)
+	c.checkWindow(run, site, ri)
+}
+
+// checkWindow warns of an accounting (or measure) window that lies
+// entirely before the first submission of the run's jobs, or starts after
+// the last: it accounts an idle machine, or at most the jobs still queued.
+func (c *compiler) checkWindow(run *runtime.Run, site runSite, ri runtime.RunInputs) {
+	if !ri.Windowed || ri.Span == nil || ri.Jobs == 0 {
+		return
+	}
+	kw := "account"
+	s := site.stmts[kw]
+	if run.Measure {
+		kw, s = "measure", site.stmts["measure"]
+	}
+	if s == nil {
+		return
+	}
+	sp := ri.Span
+	from, to := ri.Window[0], ri.Window[1]
+	var msg string
+	switch {
+	case to <= ri.First:
+		msg = fmt.Sprintf("this window (%s .. %s) ends before the first submission of the run's jobs (%s): it %s only an idle machine",
+			sp.Local(from), sp.Local(to), sp.Local(ri.First), map[string]string{"account": "accounts", "measure": "measures"}[kw])
+	case from > ri.Last:
+		msg = fmt.Sprintf("this window (%s .. %s) starts after the last submission of the run's jobs (%s): it %s at most the jobs still queued or running then",
+			sp.Local(from), sp.Local(to), sp.Local(ri.Last), map[string]string{"account": "accounts", "measure": "measures"}[kw])
+	default:
+		return
+	}
+	at := argsRange(s)
+	if !c.once(fmt.Sprintf("window\x00%s\x00%s", at, msg)) {
+		return
+	}
+	c.diags.Warnf(at, "%s", msg).With("%s", clockHint(ri))
 }
 
 // inputCheck is the compilation's runtime.InputCheck, made when first

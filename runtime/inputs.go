@@ -82,6 +82,12 @@ type RunInputs struct {
 	Span *TraceSpan
 	Jobs int      // the jobs the run simulates
 	Cut  CutStats // those its cuts dropped
+	// First and Last are the first and last submissions of the jobs the
+	// run simulates; Window, when Windowed, its accounting (or measure)
+	// window; all in trace seconds.
+	First, Last float64
+	Windowed    bool
+	Window      [2]float64
 	// Floor is what the machine draws with no job running: its
 	// infrastructure alone, and with every node idle; Full is its most.
 	Infrastructure, Idle, Full float64
@@ -143,6 +149,10 @@ func (ic *InputCheck) Run(run *Run) (ri RunInputs) {
 	}
 	jobs = su.jobs
 	ri.Jobs = len(jobs)
+	if len(jobs) > 0 {
+		ri.First, ri.Last = jobs[0].Submit, jobs[len(jobs)-1].Submit
+	}
+	ri.Windowed, ri.Window = su.windowed, [2]float64{su.from, su.to}
 	ri.Err = coversJobs(run, &su)
 	ri.OverBudget, ri.Lightest, ri.LightestW, ri.HeaviestW = overBudget(run, jobs, model, info.Nodes, su.acct.budget)
 	return ri

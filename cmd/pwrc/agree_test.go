@@ -172,6 +172,7 @@ func TestCheckAgreesWithRun(t *testing.T) {
 		{name: "submission window after the trace", files: map[string]string{"t.swf": good}, workload: `swf "t.swf" { submitted 30 d .. 40 d }`, want: scenario, check: "its cuts (keep, submitted) leave no job to simulate: 0 dropped by keep, 3 by submitted"},
 		{name: "submission window empty on the clock", files: map[string]string{"t.swf": good}, workload: `swf "t.swf" { submitted "2017-04-01" .. 1 d }`, want: scenario, check: "the submission window \"2017-04-01 00:00\" .. 1 d is empty on this trace's clock"},
 		{name: "accounting window empty on the clock", files: map[string]string{"t.swf": good}, want: scenario, check: "the accounting window", extra: `account "2017-04-01" .. 1 d`},
+		{name: "accounting window after the trace", files: map[string]string{"t.swf": good}, want: warn, check: "starts after the last submission of the run's jobs", extra: "account 400 d .. 500 d"},
 		{name: "keep drops every job", files: map[string]string{"t.swf": good}, workload: `swf "t.swf" { keep job.nodes > 100 }`, want: scenario, check: "3 dropped by keep, 0 by submitted"},
 	}
 	for _, c := range cases {

@@ -261,7 +261,7 @@ func readPrices(name string, r io.Reader, f Format, limit int64) (*Series, error
 				if err != nil {
 					e := fieldErr(cols-2, "time %s", err)
 					if _, nerr := parseFinite(text); nerr == nil {
-						e.Hint = "the time column holds numbers: write `time days` or `time hours` in the hourly block"
+						e.Hint = "the time column holds numbers: write `time days` or `time hours` in the block after the file's name"
 					}
 					return nil, e
 				}
@@ -286,7 +286,7 @@ func readPrices(name string, r io.Reader, f Format, limit int64) (*Series, error
 				if err != nil {
 					e := fieldErr(cols-2, "time %s", err)
 					if _, serr := parseStamp(text); serr == nil {
-						e.Hint = "the time column holds timestamps: write `time iso` in the hourly block"
+						e.Hint = "the time column holds timestamps: write `time iso` in the block after the file's name"
 					}
 					return nil, e
 				}
@@ -294,7 +294,7 @@ func readPrices(name string, r io.Reader, f Format, limit int64) (*Series, error
 					a, b := stepPair(prevTime, tm, step)
 					e := fieldErr(cols-2, "time %s %s does not follow %s %s by one hour", b, unit, a, unit)
 					if math.Abs(tm-prevTime-other) <= stepTol*24*other {
-						e.Hint = fmt.Sprintf("the times step by %s: if they count %s, write `time %s` in the hourly block",
+						e.Hint = fmt.Sprintf("the times step by %s: if they count %s, write `time %s` in the block after the file's name",
 							trimZeros(strconv.FormatFloat(other, 'g', 6, 64)), otherName, otherName)
 					}
 					return nil, e

@@ -19,14 +19,14 @@ func TestReadPricesHours(t *testing.T) {
 		want     string
 	}{
 		{"hours read as days", "0,10\n1,11\n", TimeDays,
-			"p.csv:2:1: time 1 d does not follow 0 d by one hour (the times step by 1: if they count hours, write `time hours` in the hourly block)"},
+			"p.csv:2:1: time 1 d does not follow 0 d by one hour (the times step by 1: if they count hours, write `time hours` in the block after the file's name)"},
 		{"days read as hours", "0,10\n0.0416666666666667,11\n", TimeHours,
-			"p.csv:2:1: time 0.0417 h does not follow 0 h by one hour (the times step by 0.0416667: if they count days, write `time days` in the hourly block)"},
+			"p.csv:2:1: time 0.0417 h does not follow 0 h by one hour (the times step by 0.0416667: if they count days, write `time days` in the block after the file's name)"},
 		{"hours with a gap", "0,10\n2,11\n", TimeHours, "p.csv:2:1: time 2 h does not follow 0 h by one hour"},
 		{"timestamps read as days", "2016-12-30T00:00,10\n", TimeDays,
-			`p.csv:1:1: time is not a number: "2016-12-30T00:00" (the time column holds timestamps: write ` + "`time iso`" + ` in the hourly block)`},
+			`p.csv:1:1: time is not a number: "2016-12-30T00:00" (the time column holds timestamps: write ` + "`time iso`" + ` in the block after the file's name)`},
 		{"numbers read as timestamps", "0,10\n", TimeISO,
-			`p.csv:1:1: time is not an ISO 8601 timestamp such as 2016-12-30T00:00+01:00: "0" (the time column holds numbers: write ` + "`time days` or `time hours`" + ` in the hourly block)`},
+			`p.csv:1:1: time is not an ISO 8601 timestamp such as 2016-12-30T00:00+01:00: "0" (the time column holds numbers: write ` + "`time days` or `time hours`" + ` in the block after the file's name)`},
 		{"iso without a time column", "price\n10\n", TimeISO,
 			"p.csv:1:1: `time iso` needs a time column, but the rows have 1 column (write rows as time,price or index,time,price)"},
 	} {
