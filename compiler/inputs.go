@@ -49,6 +49,7 @@ func (c *compiler) checkInputs(run *runtime.Run, site runSite) {
 		return
 	}
 	c.checkKeep(run, site, ri)
+	c.checkActiveLevels(run, site, ri)
 	c.checkCaps(run, site, ri)
 	c.checkBudget(run, site, ri)
 	c.checkWindow(run, site, ri)
@@ -168,6 +169,12 @@ func (c *compiler) inputError(run *runtime.Run, site runSite, ri runtime.RunInpu
 			return
 		}
 		c.dataError(k.CarbonSeries, c.seriesNamed(k, part, site), "carbon intensity series", err)
+	case runtime.PartAllocation:
+		at := site.stmts["policy"].Range
+		if s := c.allocAt[run.Policy.Name]; s != nil {
+			at = argsRange(s)
+		}
+		c.inputErr(at, err, "")
 	case runtime.PartBudget:
 		at := site.stmts["policy"].Range
 		if site.refs.budgetAt != nil {
@@ -499,6 +506,46 @@ func (c *compiler) checkKeep(run *runtime.Run, site runSite, ri runtime.RunInput
 	}
 	c.diags.Warnf(at, "policy `%s` keeps %d idle nodes on, and machine `%s` has %d (from the trace's header): no node is ever switched off", p.Name, sh.Keep, m.Name, ri.Nodes).
 		With("`keep N` is a reserve of idle nodes that stay on; keep fewer than the machine has, or remove `shutdown`.")
+}
+
+// checkActiveLevels compares a capacity controller's levels with the machine
+// sized by its trace and with the widest job, as the run does when it sets
+// the controller up (runtime/capacity.go): a level above the machine, or
+// below a job, fails the run.
+func (c *compiler) checkActiveLevels(run *runtime.Run, site runSite, ri runtime.RunInputs) {
+	p := &run.Policy
+	a := p.Active
+	if a == nil || site.refs.activeAt == nil || ri.Nodes == 0 {
+		return
+	}
+	n := ri.Nodes
+	var msg string
+	switch a.Kind {
+	case runtime.ActiveFixed:
+		low := a.Fixed.Of(n)
+		switch {
+		case low < 1 || low > n:
+			msg = fmt.Sprintf("policy %s: `active fixed %s` is %d nodes, and machine %s has %d", p.Name, a.Fixed, low, run.Machine.Name, n)
+		case ri.Widest > low:
+			msg = fmt.Sprintf("policy %s: `active fixed %s` keeps %d nodes active, and a job needs %d: it could never start", p.Name, a.Fixed, low, ri.Widest)
+		}
+	case runtime.ActiveTwoLevel:
+		low, high := a.Low.Of(n), a.High.Of(n)
+		switch {
+		case high < 1 || high > n || low < 0 || low > high:
+			msg = fmt.Sprintf("policy %s: two_level { low %s; high %s } is %d..%d nodes, and machine %s has %d", p.Name, a.Low, a.High, low, high, run.Machine.Name, n)
+		case ri.Widest > high:
+			msg = fmt.Sprintf("policy %s: two_level's high level is %d nodes, and a job needs %d: it could never start", p.Name, high, ri.Widest)
+		}
+	}
+	if msg == "" {
+		return
+	}
+	at := argsRange(site.refs.activeAt)
+	if !c.once(fmt.Sprintf("active\x00%s\x00%s", at, msg)) {
+		return
+	}
+	c.diags.Errorf(at, "%s", msg).With("Run %s would fail on it; give the level enough nodes for the widest job of %s (%d), or leave wider jobs out with the workload's `keep`.", run.Name, run.Workload.Name, ri.Widest)
 }
 
 // checkCaps compares each powercap with what the machine draws with no job

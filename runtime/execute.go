@@ -506,7 +506,7 @@ type setup struct {
 // applies the workload's cuts, places the accounting window and sets up
 // the contract's book and the policy's budget. Its errors are those of a
 // run's inputs (*InputError), and `pwrc check` reports them through
-// CheckRun, which calls it as a run does.
+// InputCheck, which calls it as a run does.
 func setUp(run *Run, info WorkloadInfo, jobs []workload.Job, ld *loader, baseline *Result) (setup, error) {
 	var su setup
 	clock, notes, err := clockFor(run, info, ld)

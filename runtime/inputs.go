@@ -22,6 +22,7 @@ const (
 	PartPrices               // the contract's prices
 	PartCarbon               // the contract's carbon intensity
 	PartBudget               // the policy's power budget
+	PartAllocation           // the policy's allocation unit (`allocate contiguous N`)
 )
 
 // InputError is a problem with a run's inputs that the run meets before it
@@ -50,9 +51,10 @@ type InputCheck struct {
 }
 
 // maxCheckedSynthetic is the most jobs of a synthetic workload that
-// InputCheck generates (the model is checked by Validate whatever its
-// size).
-const maxCheckedSynthetic = 10_000_000
+// InputCheck generates, to check its cuts and the policy against them
+// (80 MB of jobs); a larger one's model is only validated, so that check
+// stays light.
+const maxCheckedSynthetic = 1_000_000
 
 // keptTraces is how many traces an InputCheck keeps read.
 const keptTraces = 2
@@ -88,6 +90,9 @@ type RunInputs struct {
 	First, Last float64
 	Windowed    bool
 	Window      [2]float64
+	// Widest is the most nodes a job of the run is allocated (its nodes
+	// rounded up to the policy's contiguous unit).
+	Widest int
 	// Floor is what the machine draws with no job running: its
 	// infrastructure alone, and with every node idle; Full is its most.
 	Infrastructure, Idle, Full float64
@@ -153,6 +158,24 @@ func (ic *InputCheck) Run(run *Run) (ri RunInputs) {
 		ri.First, ri.Last = jobs[0].Submit, jobs[len(jobs)-1].Submit
 	}
 	ri.Windowed, ri.Window = su.windowed, [2]float64{su.from, su.to}
+	// Jobs wider than the machine in whole allocation units: the run
+	// fails on them before it simulates (initJobs).
+	unit := max(1, run.Policy.Contiguous)
+	wide, firstWide := 0, -1
+	for i := range jobs {
+		a := (jobs[i].Nodes + unit - 1) / unit * unit
+		if a > info.Nodes {
+			if wide++; wide == 1 {
+				firstWide = i
+			}
+			continue
+		}
+		ri.Widest = max(ri.Widest, a)
+	}
+	if wide > 0 {
+		ri.Err = &InputError{Part: PartAllocation, Err: wideError(jobs[firstWide], wide, info.Nodes, unit)}
+		return ri
+	}
 	ri.Err = coversJobs(run, &su)
 	ri.OverBudget, ri.Lightest, ri.LightestW, ri.HeaviestW = overBudget(run, jobs, model, info.Nodes, su.acct.budget)
 	return ri

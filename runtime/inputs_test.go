@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // TestInputCheckAgreesWithExecute checks InputCheck against Execute, run
@@ -169,5 +170,22 @@ func TestInputCheckOpens(t *testing.T) {
 	}
 	if tr := ic.Trace(&Run{Workload: Workload{Kind: SWF, Path: "t.swf"}}); tr == nil || len(tr.Records) != 1 {
 		t.Fatalf("trace %+v", tr)
+	}
+}
+
+// TestInputCheckLargeSynthetic: a synthetic workload too large to generate
+// at check time is validated, not generated.
+func TestInputCheckLargeSynthetic(t *testing.T) {
+	ic := NewInputCheck(nil)
+	run := &Run{Name: "s", Baseline: -1, Machine: testMachine(16), Contract: Contract{Name: "k", Kind: Flat, Price: 0.1},
+		Workload: Workload{Kind: Synthetic, Name: "synthetic", Synthetic: workload.Synthetic{Jobs: maxCheckedSynthetic + 1, Load: 0.8, MeanRuntime: 2e9}}}
+	ri := ic.Run(run)
+	var fe *workload.FieldError
+	if !errors.As(ri.Err, &fe) || fe.Field != "runtime" {
+		t.Fatalf("%v", ri.Err)
+	}
+	run.Workload.Synthetic.MeanRuntime = 0
+	if ri := ic.Run(run); ri.Err != nil || ri.Jobs != 0 {
+		t.Fatalf("%+v", ri)
 	}
 }

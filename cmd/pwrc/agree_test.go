@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -173,6 +174,12 @@ func TestCheckAgreesWithRun(t *testing.T) {
 		{name: "submission window empty on the clock", files: map[string]string{"t.swf": good}, workload: `swf "t.swf" { submitted "2017-04-01" .. 1 d }`, want: scenario, check: "the submission window \"2017-04-01 00:00\" .. 1 d is empty on this trace's clock"},
 		{name: "accounting window empty on the clock", files: map[string]string{"t.swf": good}, want: scenario, check: "the accounting window", extra: `account "2017-04-01" .. 1 d`},
 		{name: "accounting window after the trace", files: map[string]string{"t.swf": good}, want: warn, check: "starts after the last submission of the run's jobs", extra: "account 400 d .. 500 d"},
+		{name: "jobs wider than the machine in units", files: map[string]string{"t.swf": good + "4 90000 0 600 16 -1 -1 16 7200 -1 1 1 1 -1 1 1 -1 -1\n"}, policy: "units", decls: "policy units from p { allocate contiguous 5 }",
+			want: scenario, check: "1 job can never start: in whole units of 5 nodes (allocate contiguous 5) it needs more than the machine's 16 nodes"},
+		{name: "active level below the widest job", files: map[string]string{"t.swf": good}, policy: "few", decls: "policy few from p { active fixed 2 }",
+			want: scenario, check: "policy few: `active fixed 2` keeps 2 nodes active, and a job needs 4: it could never start"},
+		{name: "active level above a machine sized by its trace", files: map[string]string{"t.swf": good}, policy: "many", machine: "m_auto", decls: "policy many from p { active two_level { low 20; high 40 } }\nmachine m_auto from m { nodes auto }",
+			want: scenario, check: "two_level { low 20; high 40 } is 20..40 nodes, and machine m_auto has 16"},
 		{name: "keep drops every job", files: map[string]string{"t.swf": good}, workload: `swf "t.swf" { keep job.nodes > 100 }`, want: scenario, check: "3 dropped by keep, 0 by submitted"},
 	}
 	for _, c := range cases {
@@ -303,4 +310,36 @@ func runFailure(stderr string) string {
 		}
 	}
 	return ""
+}
+
+// TestCheckJSONDataFile: for an editor, an error in a data file is at that
+// file's line and column, with the line, and a note at the scenario text
+// that names the file.
+func TestCheckJSONDataFile(t *testing.T) {
+	t.Chdir(t.TempDir())
+	src := "machine m { nodes 16; power { idle 70 W; busy 260 W } }\ncontract flat { flat 0.1 EUR/kWh }\npolicy p { order job.submit }\n" +
+		"experiment e {\n  workload swf \"t.swf\"\n  machine m\n  contract flat\n  policy p\n}\n"
+	for name, text := range map[string]string{"s.pwr": src, "t.swf": "; MaxNodes: 16\n1 0 0 3600 4 -1 -1 4 7200 -1 1 1 1 -1 1 1 -1 x\n"} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, code := pwrc(t, "check", "--format", "json", "s.pwr")
+	var ds []struct {
+		Severity, Summary, File, Source string
+		Line, Col                       int
+		SourceLine                      string `json:"source_line"`
+		Notes                           []struct {
+			File      string
+			Line, Col int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &ds); err != nil || code != 1 || len(ds) != 1 {
+		t.Fatalf("exit %d, %v:\n%s", code, err, out)
+	}
+	d := ds[0]
+	if d.File != "t.swf" || d.Line != 2 || d.Col != 46 || d.SourceLine != "1 0 0 3600 4 -1 -1 4 7200 -1 1 1 1 -1 1 1 -1 x" ||
+		!strings.HasPrefix(d.Summary, "field 18 (think time) is not a number") || len(d.Notes) != 1 || d.Notes[0].File != "s.pwr" || d.Notes[0].Line != 5 {
+		t.Fatalf("%+v", d)
+	}
 }
