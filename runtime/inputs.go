@@ -16,13 +16,13 @@ type Part uint8
 
 // Parts of a run.
 const (
-	PartWorkload Part = iota // the workload: its trace (reading, cleaning, clock) or its synthetic model
-	PartCuts                 // the workload's cuts, `keep` and `submitted`
-	PartAccount              // the experiment's accounting (or measure) window
-	PartPrices               // the contract's prices
-	PartCarbon               // the contract's carbon intensity
-	PartBudget               // the policy's power budget
-	PartAllocation           // the policy's allocation unit (`allocate contiguous N`)
+	PartWorkload   Part = iota // the workload: its trace (reading, cleaning, clock) or its synthetic model
+	PartCuts                   // the workload's cuts, `keep` and `submitted`
+	PartAccount                // the experiment's accounting (or measure) window
+	PartPrices                 // the contract's prices
+	PartCarbon                 // the contract's carbon intensity
+	PartBudget                 // the policy's power budget
+	PartAllocation             // the policy's allocation unit (`allocate contiguous N`)
 )
 
 // InputError is a problem with a run's inputs that the run meets before it
