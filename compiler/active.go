@@ -287,6 +287,9 @@ func (c *compiler) pairActive(run *runtime.Run, at *lang.Stmt) bool {
 		return true
 	}
 	n := run.Machine.Nodes
+	if n == 0 {
+		return true // `nodes auto`: check compares the levels with the trace's size (checkActiveLevels)
+	}
 	switch a.Kind {
 	case runtime.ActiveFixed:
 		if v := a.Fixed.Of(n); v > n {

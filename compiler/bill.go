@@ -4,6 +4,7 @@ import (
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
 	"github.com/pwrc/pwrc/runtime/ledger"
+	"github.com/pwrc/pwrc/runtime/tariff"
 )
 
 // billFields are a contract's fields beyond its energy price: a power
@@ -163,18 +164,22 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 		}},
 		{name: "carbon", usage: "carbon 350 g/kWh` or `carbon hourly \"intensity.csv\"", decode: func(s *lang.Stmt) {
 			a := s.Args
+			// The statement describes the whole carbon intensity: nothing
+			// of a base's carries over.
+			k.CarbonFormat, k.CarbonScale, k.CarbonUnit, k.CarbonStart, k.CarbonRepeat = tariff.Format{}, 1, "", "", false
 			if len(a) == 2 && a[0].Text() == "hourly" && a[1].Text() == "generate" && s.Body != nil {
 				intensity := func(v lang.Value, field string) (float64, bool) {
 					return c.nonNegative(v, b, lang.Carbon, field)
 				}
 				if g := c.generator(s, b, "carbon", intensity); g != nil {
 					k.CarbonGenerate, k.CarbonSeries, k.HasCarbon = g, "", true
+					k.CarbonRepeat = true // a generated series repeats over longer runs, as generated prices do
 				}
 				return
 			}
-			if s.Body != nil {
-				c.diags.Errorf(s.Body.Range, "only `carbon hourly generate` takes a block").
-					With("Write `carbon 350 g/kWh`, `carbon hourly \"intensity.csv\"` or `carbon hourly generate { … }`.")
+			if s.Body != nil && !(len(a) == 2 && a[0].Text() == "hourly") {
+				c.diags.Errorf(s.Body.Range, "only `carbon hourly` takes a block").
+					With("Write `carbon 350 g/kWh`, `carbon hourly \"intensity.csv\" { … }` or `carbon hourly generate { … }`.")
 				return
 			}
 			if len(a) == 2 && a[0].Text() == "hourly" {
@@ -183,8 +188,13 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 					return
 				}
 				k.CarbonSeries, k.CarbonGenerate, k.HasCarbon = c.path(str), nil, true
-				if b != nil {
-					c.dataFile(k.CarbonSeries, str.R, "carbon intensity series", false)
+				c.seriesAt[k.Name+"\x00carbon\x00"+k.CarbonSeries] = str.R
+				blockErrs := c.errs()
+				c.carbonBlock(s, b, k)
+				// Read the file only as the block describes it, and only
+				// for a run.
+				if b != nil && c.errs() == blockErrs {
+					c.checkCarbonFile(k, str)
 				}
 				return
 			}

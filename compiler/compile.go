@@ -68,6 +68,7 @@ func Compile(path string, opts Options) *Result {
 			c.warnUnusedDecls()
 		}
 	}
+	c.placeDataRanges()
 	diags := dedupe(c.diags)
 	diags.Sort()
 	if diags.HasErrors() {
@@ -109,7 +110,14 @@ type compiler struct {
 	data     map[string]*dataFile          // data files opened, by resolved path
 	osData   bool                          // data files are the real file system's
 	spans    map[string]*runtime.TraceSpan // traces read for the span of their submissions (powercap windows)
-	reported map[string]bool               // warnings given once however many runs share their cause
+	// inputs reads every run's inputs as the runtime does (Lint: `pwrc
+	// check`); dataLines are the lines of data files that diagnostics
+	// show, by file and line, and dataDiags those diagnostics (inputs.go).
+	inputs    *runtime.InputCheck
+	seriesAt  map[string]lang.Range // where each contract names each series: "NAME\x00prices\x00PATH", "NAME\x00carbon\x00PATH"
+	dataLines map[string]map[int]string
+	dataDiags []dataDiag
+	reported  map[string]bool // warnings given once however many runs share their cause
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
 }
@@ -179,6 +187,8 @@ func newCompiler(opts Options) *compiler {
 		inline:     map[*lang.Stmt]*decl{},
 		data:       map[string]*dataFile{},
 		spans:      map[string]*runtime.TraceSpan{},
+		dataLines:  map[string]map[int]string{},
+		seriesAt:   map[string]lang.Range{},
 		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
 		osData:     osData,

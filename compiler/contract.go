@@ -118,6 +118,7 @@ func (c *compiler) contract(d *decl, b binding) (runtime.Contract, bool) {
 					return
 				}
 				k.Prices = c.path(str)
+				c.seriesAt[k.Name+"\x00prices\x00"+k.Prices] = str.R
 				if strings.TrimSpace(str.Value) == "" && b != nil { // only a run needs the file
 					d := c.diags.Errorf(s.Args[0].Range(), "no price file for %s", what(d))
 					if id, ok := s.Args[0].(*lang.Ident); ok && c.params[id.Name] != nil {

@@ -223,7 +223,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 				}
 			}},
 			{name: "budget", usage: "budget 50% of baseline during peak", decode: func(s *lang.Stmt) {
-				budgetAt = s
+				budgetAt, refs.budgetAt = s, s
 				if bg, ok := c.budget(s, b); ok {
 					p.Budget = bg
 					if bg != nil && bg.OfBaseline > 0 {

@@ -1099,6 +1099,11 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 		c.pairCapContract(run, refs.caps)
 		c.pairCapTrace(run, refs.caps, b)
 	}
+	if ok && c.opts.Lint {
+		// (After the count too: what the data says is reported, and
+		// makes the plan nil if it is an error.)
+		c.checkInputs(run, runSite{ws: ws, stmts: stmts, refs: refs})
+	}
 	return ok
 }
 

@@ -22,6 +22,7 @@ import (
 // into a sweep.
 type dataFile struct {
 	err error
+	at  lang.Range // where the scenario first names it
 	// SWF traces: whether the header gives the machine's size (MaxProcs
 	// or MaxNodes), which `nodes auto` and `scale to machine` need.
 	hasSize bool
@@ -37,7 +38,7 @@ func (c *compiler) dataFile(path string, r lang.Range, what string, swf bool) *d
 	if f, ok := c.data[path]; ok {
 		return f
 	}
-	f := &dataFile{}
+	f := &dataFile{at: r}
 	c.data[path] = f
 	rc, err := c.opts.OpenData(path)
 	if err == nil {

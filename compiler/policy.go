@@ -12,12 +12,13 @@ import (
 // when a run pairs the two (pairPolicy): a policy is written once and may
 // run on several machines.
 type policyRefs struct {
-	allocAt *lang.Stmt  // `allocate rack_aware [by LEVEL]`
-	level   *lang.Ident // its LEVEL
-	freqAt  *lang.Stmt  // `frequency F` or `frequency rule …`
-	freqHz  float64     // F
-	keepAt  *lang.Stmt  // `shutdown idle after T keep N`
-	caps    []capRefs   // the powercaps, in order
+	allocAt  *lang.Stmt  // `allocate rack_aware [by LEVEL]`
+	level    *lang.Ident // its LEVEL
+	freqAt   *lang.Stmt  // `frequency F` or `frequency rule …`
+	freqHz   float64     // F
+	keepAt   *lang.Stmt  // `shutdown idle after T keep N`
+	budgetAt *lang.Stmt  // `budget …`
+	caps     []capRefs   // the powercaps, in order
 
 	activeAt *lang.Stmt // `active …` (active.go)
 }

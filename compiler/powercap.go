@@ -8,7 +8,6 @@ import (
 
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
-	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // capRefs are what a powercap says about the machine it runs on, checked
@@ -250,22 +249,18 @@ func (c *compiler) pairCapContract(run *runtime.Run, refs []capRefs) {
 	}
 }
 
-// spanOf reads the SWF trace of workload w for the span of its
-// submissions, once per compilation (nil: it could not be read; the
-// runtime says why).
-func (c *compiler) spanOf(w *runtime.Workload) *runtime.TraceSpan {
+// spanOf is the span of the submissions of run's trace, as the runtime
+// reads it, once per compilation (nil: it could not be read; the check of
+// the run's inputs says why).
+func (c *compiler) spanOf(run *runtime.Run) *runtime.TraceSpan {
+	w := &run.Workload
 	key := w.Path + "\x00" + w.TimeZone + "\x00" + w.Start
 	if sp, ok := c.spans[key]; ok {
 		return sp
 	}
 	c.spans[key] = nil
-	rc, err := c.opts.OpenData(w.Path)
-	if err != nil {
-		return nil
-	}
-	defer rc.Close()
-	tr, err := workload.ReadSWF(w.Path, rc, workload.ReadOptions{SkipBadLines: true})
-	if err != nil {
+	tr := c.inputCheck().Trace(run)
+	if tr == nil {
 		return nil
 	}
 	sp, err := runtime.SpanOf(w, tr)
@@ -288,8 +283,8 @@ func (c *compiler) pairCapTrace(run *runtime.Run, refs []capRefs, b binding) {
 		return
 	}
 	var sp *runtime.TraceSpan
-	if w.Kind == runtime.SWF && c.data[w.Path] != nil && c.data[w.Path].err == nil {
-		sp = c.spanOf(w)
+	if w.Kind != runtime.Synthetic && c.data[w.Path] != nil && c.data[w.Path].err == nil {
+		sp = c.spanOf(run)
 	}
 	if sp == nil {
 		// Without the trace's clock only offsets compare.

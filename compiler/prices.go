@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -37,6 +36,56 @@ type hourlyInfo struct {
 	unitAt, startAt, timeAt *lang.Stmt
 }
 
+// seriesOpts are where a series block's shared fields go: the hourly
+// prices' or the carbon intensities'.
+type seriesOpts struct {
+	start  *string
+	format *tariff.Format
+	repeat *bool
+}
+
+// seriesFields are the fields every hourly series block takes: `start`,
+// `time` and `repeat` (and each its own `unit`).
+func (c *compiler) seriesFields(hb *hourlyInfo, o seriesOpts, b binding) []fieldSpec {
+	return []fieldSpec{
+		{name: "start", usage: `start "2016-12-30"`, decode: func(s *lang.Stmt) {
+			hb.startAt = s
+			if c.args(s, 1, 1, `start "2016-12-30"`) {
+				if t, ok := c.localTime(s.Args[0], b, "start"); ok {
+					*o.start = t
+				}
+			}
+		}},
+		{name: "time", usage: "time days", decode: func(s *lang.Stmt) {
+			hb.timeAt = s
+			if !c.args(s, 1, 1, "time days` (or `hours`, `iso") {
+				return
+			}
+			if kw, ok := c.keyword(s.Args[0], "time", "days", "hours", "iso"); ok {
+				o.format.Time = map[string]tariff.TimeColumn{"days": tariff.TimeDays, "hours": tariff.TimeHours, "iso": tariff.TimeISO}[kw]
+			}
+		}},
+		{name: "repeat", usage: "repeat", decode: func(s *lang.Stmt) {
+			if len(s.Args) > 0 {
+				c.diags.Errorf(s.Args[0].Range().Cover(s.Args[len(s.Args)-1].Range()), "`repeat` takes no value").
+					With("Write `repeat` alone: the series then repeats when the run needs hours outside it.")
+				return
+			}
+			*o.repeat = true
+		}},
+	}
+}
+
+// seriesStartISO refuses a `start` given to a series with timestamps.
+func (c *compiler) seriesStartISO(hb hourlyInfo, o seriesOpts) {
+	if hb.startAt != nil && o.format.Time == tariff.TimeISO {
+		c.diags.Errorf(hb.startAt.Key.R, "`start` does not apply to a series with timestamps").
+			With("With `time iso` the file's first timestamp places the series; remove `start`.").
+			Note(hb.timeAt.Args[0].Range(), "timestamps here")
+		*o.start = ""
+	}
+}
+
 // hourlyBlock reads the block of `hourly "file.csv" { ... }`: where the
 // series starts, its price unit and currency, what its time column holds,
 // and whether a run may repeat it.
@@ -48,15 +97,9 @@ func (c *compiler) hourlyBlock(s *lang.Stmt, cd *decl, b binding, k *runtime.Con
 			at  lang.Range
 		}{cur, at})
 	}
-	c.decodeBlock("the hourly block of "+what(cd), s.Body, []fieldSpec{
-		{name: "start", usage: `start "2016-12-30"`, decode: func(s *lang.Stmt) {
-			hb.startAt = s
-			if c.args(s, 1, 1, `start "2016-12-30"`) {
-				if t, ok := c.localTime(s.Args[0], b, "start"); ok {
-					k.SeriesStart = t
-				}
-			}
-		}},
+	o := seriesOpts{start: &k.SeriesStart, format: &k.PriceFormat, repeat: &k.Repeat}
+	shared := c.seriesFields(&hb, o, b)
+	c.decodeBlock("the hourly block of "+what(cd), s.Body, append(append(shared[:1:1], []fieldSpec{
 		{name: "unit", usage: "unit EUR/MWh", decode: func(s *lang.Stmt) {
 			hb.unitAt = s
 			if !c.args(s, 1, -1, "unit EUR/MWh") {
@@ -96,30 +139,38 @@ func (c *compiler) hourlyBlock(s *lang.Stmt, cd *decl, b binding, k *runtime.Con
 				d.DidYouMean(lang.Suggest(strings.ToUpper(text), currencyNames))
 			}
 		}},
-		{name: "time", usage: "time days", decode: func(s *lang.Stmt) {
-			hb.timeAt = s
-			if !c.args(s, 1, 1, "time days` (or `hours`, `iso") {
+	}...), shared[1:]...))
+	c.seriesStartISO(hb, o)
+	return hb
+}
+
+// carbonBlock reads the block of `carbon hourly "file.csv" { ... }`: the
+// options of a price series (`start`, `time`, `repeat`) and the unit of
+// its intensities (g/kWh unless it says otherwise).
+func (c *compiler) carbonBlock(s *lang.Stmt, b binding, k *runtime.Contract) hourlyInfo {
+	var hb hourlyInfo
+	o := seriesOpts{start: &k.CarbonStart, format: &k.CarbonFormat, repeat: &k.CarbonRepeat}
+	shared := c.seriesFields(&hb, o, b)
+	c.decodeBlock("the block of `carbon hourly`", s.Body, append(append(shared[:1:1], fieldSpec{
+		name: "unit", usage: "unit kg/MWh", decode: func(s *lang.Stmt) {
+			hb.unitAt = s
+			if !c.args(s, 1, -1, "unit kg/MWh") {
 				return
 			}
-			if kw, ok := c.keyword(s.Args[0], "time", "days", "hours", "iso"); ok {
-				k.PriceFormat.Time = map[string]tariff.TimeColumn{"days": tariff.TimeDays, "hours": tariff.TimeHours, "iso": tariff.TimeISO}[kw]
+			text, r := unitArg(s)
+			u, known := lang.LookupUnit(text)
+			switch {
+			case !known:
+				c.diags.Errorf(r, "unknown unit `%s`", text).DidYouMean(lang.SuggestUnit(text)).
+					With("The intensities' unit: %s.", unitList(lang.Carbon))
+			case u.Dim != lang.Carbon:
+				c.diags.Errorf(r, "wrong unit: `%s` is %s, but `unit` needs a carbon intensity", text, u.Dim).
+					With("The intensities' unit: %s.", unitList(lang.Carbon))
+			default:
+				k.CarbonScale, k.CarbonUnit = u.Scale, u.Name
 			}
-		}},
-		{name: "repeat", usage: "repeat", decode: func(s *lang.Stmt) {
-			if len(s.Args) > 0 {
-				c.diags.Errorf(s.Args[0].Range().Cover(s.Args[len(s.Args)-1].Range()), "`repeat` takes no value").
-					With("Write `repeat` alone: the series then repeats when the run needs hours outside it.")
-				return
-			}
-			k.Repeat = true
-		}},
-	})
-	if hb.startAt != nil && k.PriceFormat.Time == tariff.TimeISO {
-		c.diags.Errorf(hb.startAt.Key.R, "`start` does not apply to a series with timestamps").
-			With("With `time iso` the file's first timestamp places the series; remove `start`.").
-			Note(hb.timeAt.Args[0].Range(), "timestamps here")
-		k.SeriesStart = ""
-	}
+		}}), shared[1:]...))
+	c.seriesStartISO(hb, o)
 	return hb
 }
 
@@ -152,15 +203,7 @@ func (c *compiler) checkPriceFile(k *runtime.Contract, str *lang.String, hb hour
 	defer rc.Close()
 	s, err := tariff.ReadPrices(k.Prices, rc, k.PriceFormat)
 	if err != nil {
-		var le *tariff.LineError
-		if !errors.As(err, &le) {
-			c.diags.Errorf(str.R, "cannot read price series %s: %v", k.Prices, err)
-			return
-		}
-		d := c.diags.Errorf(str.R, "price file %s", le.At())
-		if le.Hint != "" {
-			d.With("%s.", capitalize(le.Hint))
-		}
+		c.dataError(k.Prices, str.R, "price series", err)
 		return
 	}
 	cur := "EUR"
@@ -184,6 +227,23 @@ func (c *compiler) checkPriceFile(k *runtime.Contract, str *lang.String, hb hour
 		at := hb.unitAt.Args[0].Range().Cover(hb.unitAt.Args[len(hb.unitAt.Args)-1].Range())
 		c.diags.Warnf(at, "the prices in %s look like prices per kWh: their median is %s %s", str.Value, fmtPrice(med), k.PriceUnit).
 			With("If the file gives prices per kWh, remove `unit %s`: prices are per kWh unless the block says otherwise.", k.PriceUnit)
+	}
+}
+
+// checkCarbonFile reads the carbon intensity series of a contract a run
+// uses, as its block describes it: a file that cannot be read or parsed
+// fails `pwrc check` at the line that is wrong.
+func (c *compiler) checkCarbonFile(k *runtime.Contract, str *lang.String) {
+	if c.dataFile(k.CarbonSeries, str.R, "carbon intensity series", false).err != nil {
+		return // reported
+	}
+	rc, err := c.opts.OpenData(k.CarbonSeries)
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	if _, err := tariff.ReadPrices(k.CarbonSeries, rc, k.CarbonFormat); err != nil {
+		c.dataError(k.CarbonSeries, str.R, "carbon intensity series", err)
 	}
 }
 

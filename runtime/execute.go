@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -395,62 +397,29 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		res.Err = err
 		return res
 	}
-	clock, notes, err := clockFor(run, info, ld)
+	su, err := setUp(run, info, jobs, ld, baseline)
+	res.Workload.Cut = su.cut
+	res.Notes = append(res.Notes, su.notes...)
 	if err != nil {
-		res.Err = err
+		res.Err = err // the run is named wherever its error is shown
 		return res
 	}
-	res.Notes = append(res.Notes, notes...)
-	first := 0.0
-	if len(jobs) > 0 {
-		first = jobs[0].Submit
-	}
-	// Offsets in cuts and accounting windows count from the first
-	// submission of the cleaned trace, before any cut (`submitted 0 d ..
-	// 547.5 d` is the trace's first 547.5 days whatever `keep` drops).
-	origin := first
-	jobs, res.Workload.Cut, err = cutJobs(jobs, &run.Workload, origin, clock)
-	if err == nil && len(jobs) == 0 {
-		err = fmt.Errorf("workload %s: its cuts (keep, submitted) leave no job to simulate: %d dropped by keep, %d by submitted", run.Workload.Name, res.Workload.Cut.Keep, res.Workload.Cut.Submitted)
-	}
-	if err != nil {
-		res.Err = err
-		return res
-	}
-	if len(jobs) > 0 {
-		first = jobs[0].Submit
-	}
-	// The accounting window is placed first: a run accounted from before
-	// its first job needs prices from then, so an hourly series starts at
-	// local midnight of the window's first day by default.
+	jobs, clock, priceFrom, acct := su.jobs, su.clock, su.priceFrom, su.acct
 	var opts []simOption
-	opts = append(opts, capOrigin(origin))
+	opts = append(opts, capOrigin(su.origin))
 	switch {
 	case o.KeepJobs && o.NodeIDs:
 		opts = append(opts, recordNodes())
 	case o.KeepJobs:
 		opts = append(opts, keepNodeLists())
 	}
-	priceFrom := first
-	if a := run.Account; a != nil && len(jobs) > 0 {
-		from, to, err := a.resolve(clock, origin)
-		if err != nil {
-			res.Err = err // the run is named wherever its error is shown
-			return res
-		}
+	if su.windowed {
 		if run.Measure {
-			opts = append(opts, measureOver(from, to))
+			opts = append(opts, measureOver(su.from, su.to))
 		} else {
-			opts = append(opts, accountOver(from, to))
+			opts = append(opts, accountOver(su.from, su.to))
 		}
-		priceFrom = min(first, from)
 	}
-	acct, err := accountFor(run, clock, priceFrom, ld, baseline)
-	if err != nil {
-		res.Err = err // the run is named wherever its error is shown
-		return res
-	}
-	res.Notes = append(res.Notes, acct.notes...)
 	if acct.book.bill != nil {
 		opts = append(opts, withBill(acct.book.bill, acct.book.carbon))
 	}
@@ -529,6 +498,74 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	return res
 }
 
+// setup is what a run needs, besides its cleaned jobs, to simulate them.
+type setup struct {
+	jobs  []workload.Job // after the workload's cuts
+	cut   CutStats
+	clock tariff.Clock
+	// origin is the first submission of the cleaned trace, before the
+	// cuts: offsets in cuts, windows and powercaps count from it.
+	origin float64
+	// priceFrom is where prices must start: the first submission, or the
+	// accounting window's start if it is earlier.
+	priceFrom float64
+	windowed  bool    // the run has an accounting (or measure) window …
+	from, to  float64 // … over these trace times
+	acct      account
+	notes     []string
+}
+
+// setUp does what a run does before it simulates its cleaned jobs (the
+// first of them, when it streams its trace): it sets the trace's clock,
+// applies the workload's cuts, places the accounting window and sets up
+// the contract's book and the policy's budget. Its errors are those of a
+// run's inputs (*InputError), and `pwrc check` reports them through
+// InputCheck, which calls it as a run does.
+func setUp(run *Run, info WorkloadInfo, jobs []workload.Job, ld *loader, baseline *Result) (setup, error) {
+	var su setup
+	clock, notes, err := clockFor(run, info, ld)
+	if err != nil {
+		return su, &InputError{Part: PartWorkload, Err: err}
+	}
+	su.clock, su.notes = clock, notes
+	first := 0.0
+	if len(jobs) > 0 {
+		first = jobs[0].Submit
+	}
+	// Offsets in cuts and accounting windows count from the first
+	// submission of the cleaned trace, before any cut (`submitted 0 d ..
+	// 547.5 d` is the trace's first 547.5 days whatever `keep` drops).
+	su.origin = first
+	jobs, su.cut, err = ld.cut(jobs, &run.Workload, su.origin, clock)
+	if err == nil && len(jobs) == 0 {
+		err = fmt.Errorf("workload %s: its cuts (keep, submitted) leave no job to simulate: %d dropped by keep, %d by submitted", run.Workload.Name, su.cut.Keep, su.cut.Submitted)
+	}
+	if err != nil {
+		return su, &InputError{Part: PartCuts, Err: err}
+	}
+	su.jobs = jobs
+	if len(jobs) > 0 {
+		first = jobs[0].Submit
+	}
+	// The accounting window is placed first: a run accounted from before
+	// its first job needs prices from then, so an hourly series starts at
+	// local midnight of the window's first day by default.
+	su.priceFrom = first
+	if a := run.Account; a != nil && len(jobs) > 0 {
+		from, to, err := a.resolve(clock, su.origin)
+		if err != nil {
+			return su, &InputError{Part: PartAccount, Err: err}
+		}
+		su.windowed, su.from, su.to = true, from, to
+		su.priceFrom = min(first, from)
+	}
+	if su.acct, err = accountFor(run, clock, su.priceFrom, ld, baseline); err != nil {
+		return su, err
+	}
+	su.notes = append(su.notes, su.acct.notes...)
+	return su, nil
+}
+
 // account is what a run's contract makes of its schedule: the book its
 // simulation keeps (tariff, carbon intensity, the bill beyond the energy
 // price), its power budget (which may be relative to its baseline's
@@ -543,19 +580,19 @@ func accountFor(run *Run, clock tariff.Clock, priceFrom float64, ld *loader, bas
 	var a account
 	tar, notes, err := tariffFor(run, clock, priceFrom, ld)
 	if err != nil {
-		return a, err
+		return a, &InputError{Part: PartPrices, Err: err}
 	}
 	a.book.tar, a.notes = tar, notes
 	if k := &run.Contract; k.Band != nil || k.Demand != nil || k.EnergyBudget > 0 || k.HasCarbon {
 		carbon, err := carbonFor(run, clock, priceFrom, ld)
 		if err != nil {
-			return a, err
+			return a, &InputError{Part: PartCarbon, Err: err}
 		}
 		a.book.bill, a.book.carbon = k, carbon
 	}
 	budget, notes, err := budgetFor(run, baseline, tar)
 	if err != nil {
-		return a, err
+		return a, &InputError{Part: PartBudget, Err: err}
 	}
 	a.budget, a.notes = budget, append(a.notes, notes...)
 	return a, nil
@@ -589,6 +626,16 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 		}
 		if note != "" {
 			res.Notes = append(res.Notes, note)
+		}
+		if s.carbon != nil {
+			note, err := coverage(carbonOf(&run.Contract), clock, s.carbon, from, to, "")
+			if err != nil {
+				res.Err = err
+				return
+			}
+			if note != "" {
+				res.Notes = append(res.Notes, note)
+			}
 		}
 		res.Notes = append(res.Notes, oracleNotes(&run.Policy)...)
 	}
@@ -753,7 +800,9 @@ func tariffFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 }
 
 // carbonFor is the grid's carbon intensity for a run (g/kWh; nil without
-// one): a constant, or an hourly series read and placed like prices.
+// one): a constant, or an hourly series read, scaled and placed as
+// tariffFor does prices, with the block of `carbon hourly` for the hourly
+// one's (`time`, `unit`, `start`, `repeat`).
 func carbonFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.Tariff, error) {
 	k := run.Contract
 	if !k.HasCarbon {
@@ -767,22 +816,32 @@ func carbonFor(run *Run, clock tariff.Clock, first float64, ld *loader) (tariff.
 	case k.CarbonSeries == "":
 		return tariff.Flat(k.Carbon), nil
 	default:
-		if series, err = ld.prices(k.CarbonSeries, tariff.Format{}); err != nil {
+		if series, err = ld.prices(k.CarbonSeries, k.CarbonFormat); err != nil {
 			return nil, fmt.Errorf("contract %s: carbon: %w", k.Name, err)
 		}
 	}
+	series = series.Scaled(k.CarbonScale)
 	for i, v := range series.Prices {
 		if v < 0 {
 			return nil, fmt.Errorf("contract %s: carbon: hour %d of the series has a negative intensity, %g g/kWh", k.Name, i+1, v)
 		}
 	}
 	start := tariff.LocalMidnight(clock, first)
-	if series.Timed() {
+	switch {
+	case series.Timed():
 		if start, err = series.Start(clock.Loc); err != nil {
 			return nil, fmt.Errorf("contract %s: carbon: %w", k.Name, err)
 		}
+	case k.CarbonStart != "":
+		if start, err = tariff.ParseLocal(k.CarbonStart, clock.Loc); err != nil {
+			return nil, fmt.Errorf("contract %s: carbon: start %q: %w", k.Name, k.CarbonStart, err)
+		}
 	}
-	return tariff.Hourly(clock, series, start), nil
+	tar := tariff.Hourly(clock, series, start)
+	if _, err := coverage(carbonOf(&k), clock, tar, first, first, ""); err != nil {
+		return nil, err
+	}
+	return tar, nil
 }
 
 // loader loads each trace and price file once per Execute, however many
@@ -797,6 +856,44 @@ type loader struct {
 	traces  map[traceKey]*onceValue[*workload.Trace]
 	cleaned map[cleanKey]*onceValue[cleaned]
 	series  map[string]*onceValue[*tariff.Series]
+	// open opens data files: os.Open when Execute runs a plan, the
+	// compiler's opener when `pwrc check` reads them (InputCheck).
+	open func(string) (io.ReadCloser, error)
+	// lastCut, when not nil, keeps the last cut made (InputCheck: the runs
+	// of a sweep cut the same jobs alike, one after another).
+	lastCut *madeCut
+}
+
+// madeCut is a cut of cleaned jobs and what it kept.
+type madeCut struct {
+	first *workload.Job // the jobs cut (their array and length)
+	n     int
+	keep  *Expr
+	sub   Window
+	clock tariff.Clock
+	jobs  []workload.Job
+	stats CutStats
+	err   error
+}
+
+// cut applies the workload's cuts (cutJobs), or gives the last cut again
+// when it was of the same jobs, rule, window and clock.
+func (ld *loader) cut(jobs []workload.Job, w *Workload, origin float64, clock tariff.Clock) ([]workload.Job, CutStats, error) {
+	if ld.lastCut == nil || len(jobs) == 0 {
+		return cutJobs(jobs, w, origin, clock)
+	}
+	var sub Window
+	if w.Submitted != nil {
+		sub = *w.Submitted
+	}
+	// (Zones compare by name: each run loads its own.)
+	if m := ld.lastCut; m.first == &jobs[0] && m.n == len(jobs) && m.keep == w.Keep && m.sub == sub &&
+		m.clock.Epoch == clock.Epoch && m.clock.Loc.String() == clock.Loc.String() {
+		return m.jobs, m.stats, m.err
+	}
+	kept, st, err := cutJobs(jobs, w, origin, clock)
+	*ld.lastCut = madeCut{first: &jobs[0], n: len(jobs), keep: w.Keep, sub: sub, clock: clock, jobs: kept, stats: st, err: err}
+	return kept, st, err
 }
 
 type traceKey struct {
@@ -860,8 +957,11 @@ func newLoader(p *Plan, chosen []bool, lead []int) *loader {
 		traces:  map[traceKey]*onceValue[*workload.Trace]{},
 		cleaned: map[cleanKey]*onceValue[cleaned]{},
 		series:  map[string]*onceValue[*tariff.Series]{},
+		open:    openFile,
 	}
 }
+
+func openFile(path string) (io.ReadCloser, error) { return os.Open(path) }
 
 func getOnce[K comparable, T any](mu *sync.Mutex, m map[K]*onceValue[T], k K, f func() (T, error)) (T, error) {
 	mu.Lock()
@@ -876,7 +976,14 @@ func getOnce[K comparable, T any](mu *sync.Mutex, m map[K]*onceValue[T], k K, f 
 }
 
 func (ld *loader) prices(path string, f tariff.Format) (*tariff.Series, error) {
-	return getOnce(&ld.mu, ld.series, path+"\x00"+f.Time.String(), func() (*tariff.Series, error) { return tariff.OpenPrices(path, f) })
+	return getOnce(&ld.mu, ld.series, path+"\x00"+f.Time.String(), func() (*tariff.Series, error) {
+		rc, err := ld.open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		return tariff.ReadPrices(path, rc, f)
+	})
 }
 
 // claimStream reports whether run may simulate while its trace is read
@@ -905,7 +1012,7 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		spec.Nodes = m.Nodes
 		info.Nodes = m.Nodes
 		if err := spec.Validate(); err != nil {
-			return nil, info, fmt.Errorf("synthetic workload: %w", err)
+			return nil, info, &InputError{Part: PartWorkload, Err: err} // (its messages name the workload)
 		}
 		c, _ := getOnce(&ld.mu, ld.cleaned, cleanKey{synth: spec, nodes: m.Nodes}, func() (cleaned, error) {
 			jobs := workload.Generate(spec)
@@ -913,13 +1020,13 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 		})
 		info.Records, info.Clean = len(c.jobs), c.stats
 		if len(c.jobs) == 0 {
-			return nil, info, noSyntheticJobs(spec)
+			return nil, info, &InputError{Part: PartWorkload, Err: noSyntheticJobs(spec)}
 		}
 		return c.jobs, info, nil
 	}
 	tk, sh := keyOf(run), shapeOf(run)
 	tr, err := getOnce(&ld.mu, ld.traces, tk, func() (*workload.Trace, error) {
-		tr, err := ld.open(&w, tk)
+		tr, err := ld.read(&w, tk)
 		if err == nil {
 			ld.mu.Lock()
 			ld.records[tk] = len(tr.Records)
@@ -933,7 +1040,7 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 			// traces, or a --set path, the file alone may not say which.
 			err = fmt.Errorf("%w (the trace named at %s)", err, w.Where)
 		}
-		return nil, info, err
+		return nil, info, &InputError{Part: PartWorkload, Err: err}
 	}
 	ld.mu.Lock()
 	info.Records = ld.records[tk]
@@ -946,7 +1053,7 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 	key, err := info.fromHeader(run, tk, tr.Header)
 	if err != nil {
 		ld.done(sh, tr)
-		return nil, info, err
+		return nil, info, &InputError{Part: PartWorkload, Err: err}
 	}
 	c, _ := getOnce(&ld.mu, ld.cleaned, key, func() (cleaned, error) {
 		jobs, st := workload.Clean(tr, workload.Cleaning{Cores: m.Cores, Nodes: key.nodes})
@@ -958,7 +1065,7 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 	info.Clean = c.stats
 	ld.done(sh, tr)
 	if len(c.jobs) == 0 {
-		return nil, info, noJobsError(w.Path, info)
+		return nil, info, &InputError{Part: PartWorkload, Err: noJobsError(w.Path, info)}
 	}
 	return c.jobs, info, nil
 }
@@ -1010,20 +1117,25 @@ func cleanKeyOf(run *Run, tk traceKey, h workload.Header) (cleanKey, error) {
 	return key, nil
 }
 
-// open reads a trace file.
-func (ld *loader) open(w *Workload, tk traceKey) (*workload.Trace, error) {
-	if tk.sacct {
-		loc := time.UTC
-		if tk.zone != "" {
-			var err error
-			if loc, err = tariff.LoadLocation(tk.zone); err != nil {
-				return nil, fmt.Errorf("time zone %q: %w", tk.zone, err)
-			}
+// read reads a trace file.
+func (ld *loader) read(w *Workload, tk traceKey) (*workload.Trace, error) {
+	loc := time.UTC
+	if tk.sacct && tk.zone != "" {
+		var err error
+		if loc, err = tariff.LoadLocation(tk.zone); err != nil {
+			return nil, fmt.Errorf("time zone %q: %w", tk.zone, err)
 		}
-		return workload.OpenSacct(w.Path, workload.SacctOptions{SkipBadLines: w.SkipBadLines, Location: loc,
+	}
+	rc, err := ld.open(w.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	if tk.sacct {
+		return workload.ReadSacct(w.Path, rc, workload.SacctOptions{SkipBadLines: w.SkipBadLines, Location: loc,
 			CPUsPerNode: tk.cores, AssumeExclusive: tk.exclusive})
 	}
-	return workload.OpenSWF(w.Path, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
+	return workload.ReadSWF(w.Path, rc, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
 }
 
 // keyOf identifies what a run reads from its trace file.

@@ -304,6 +304,15 @@ type Contract struct {
 	Overrun      float64 // currency per kWh
 	Carbon       float64 // g/kWh, when CarbonSeries is empty
 	CarbonSeries string
+	// CarbonFormat, CarbonScale (g/kWh per unit of the file's values; 0
+	// is taken as 1), CarbonUnit, CarbonStart and CarbonRepeat are to the
+	// carbon series what PriceFormat, PriceScale, PriceUnit, SeriesStart
+	// and Repeat are to the prices.
+	CarbonFormat tariff.Format
+	CarbonScale  float64
+	CarbonUnit   string
+	CarbonStart  string
+	CarbonRepeat bool
 	// CarbonGenerate, when set, draws the hourly intensity series instead.
 	CarbonGenerate *tariff.Generator
 	HasCarbon      bool

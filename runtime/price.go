@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
 )
@@ -112,60 +113,109 @@ func (s *sim) span() (float64, float64) {
 	return from, s.now
 }
 
+// seriesRef says which hourly series of a contract a coverage check is
+// about, for its messages.
+type seriesRef struct {
+	contract string
+	file     string // "" for a generated series
+	what     string // "hourly prices", "carbon intensities"
+	values   string // "prices", "intensities"
+	block    string // where the series' options are written
+	repeat   bool
+	iso      bool
+}
+
+func pricesOf(k *Contract) seriesRef {
+	return seriesRef{contract: k.Name, file: k.Prices, what: "hourly prices", values: "prices", block: "the hourly block",
+		repeat: k.Repeat, iso: k.PriceFormat.Time == tariff.TimeISO}
+}
+
+func carbonOf(k *Contract) seriesRef {
+	return seriesRef{contract: k.Name, file: k.CarbonSeries, what: "carbon intensities", values: "intensities",
+		block: "the block of `carbon hourly`", repeat: k.CarbonRepeat, iso: k.CarbonFormat.Time == tariff.TimeISO}
+}
+
 // priceCoverage checks that the contract's prices cover the sim times
 // [from, to] a run used. An hourly series that does not is an error,
 // unless the contract says `repeat`: then the note says what was priced by
 // repeating the series.
 func priceCoverage(k *Contract, clock tariff.Clock, tar tariff.Tariff, from, to float64) (string, error) {
+	return coverage(pricesOf(k), clock, tar, from, to, "")
+}
+
+// coverage checks that an hourly series (tar, a tariff made of it) covers
+// the sim times [from, to], as priceCoverage says. ends says what happens
+// at to when it is not the end of the run ("" when it is).
+func coverage(sr seriesRef, clock tariff.Clock, tar tariff.Tariff, from, to float64, ends string) (string, error) {
 	lo, hi := tar.Span()
 	before, after := lo-from, to-hi
 	if before <= 0 && after <= 0 {
 		return "", nil
 	}
 	at := func(t float64) string { return clock.Time(t).Format("2006-01-02 15:04 MST") }
-	file := filepath.Base(k.Prices)
-	series := fmt.Sprintf("%s: %s of prices from %s", file, duration(hi-lo), at(lo))
-	if k.Repeat {
+	file := "generated"
+	if sr.file != "" {
+		file = filepath.Base(sr.file)
+	}
+	series := fmt.Sprintf("%s: %s of %s from %s", file, duration(hi-lo), sr.values, at(lo))
+	if sr.repeat {
 		// The same words for every run that needs it, so a table says it once.
 		var side string
 		switch {
 		case before > 0 && after > 0:
-			side = "before its hourly prices start and after they end"
+			side = "before its " + sr.what + " start and after they end"
 		case before > 0:
-			side = "before its hourly prices start"
+			side = "before its " + sr.what + " start"
 		default:
-			side = "after its hourly prices end"
+			side = "after its " + sr.what + " end"
 		}
-		return fmt.Sprintf("contract %s: hours %s (%s to %s) are priced by repeating the series (`repeat`)",
-			k.Name, side, series, at(hi)), nil
+		verb := "are priced"
+		if sr.values != "prices" {
+			verb = "take their " + strings.TrimSuffix(sr.values, "ies") + "y"
+		}
+		return fmt.Sprintf("contract %s: hours %s (%s to %s) %s by repeating the series (`repeat`)",
+			sr.contract, side, series, at(hi), verb), nil
+	}
+	runEnds, itEnds := "the run ends", "it"
+	if ends != "" {
+		runEnds, itEnds = ends, ends
 	}
 	var why string
 	switch {
 	case hi <= from:
 		why = fmt.Sprintf("they end at %s, before the run starts (%s)", at(hi), at(from))
 	case lo >= to && to > from:
-		why = fmt.Sprintf("they start at %s, after the run ends (%s)", at(lo), at(to))
+		why = fmt.Sprintf("they start at %s, after %s (%s)", at(lo), runEnds, at(to))
 	case before > 0 && after > 0:
-		why = fmt.Sprintf("they start %s after the run (%s) and end %s before it (%s)", duration(before), at(from), duration(after), at(to))
+		why = fmt.Sprintf("they start %s after the run (%s) and end %s before %s (%s)", duration(before), at(from), duration(after), itEnds, at(to))
 	case before > 0:
 		why = fmt.Sprintf("they start %s after the run starts (%s)", duration(before), at(from))
 	default:
-		why = fmt.Sprintf("they end at %s, %s before the run ends (%s)", at(hi), duration(after), at(to))
+		why = fmt.Sprintf("they end at %s, %s before %s (%s)", at(hi), duration(after), runEnds, at(to))
 	}
 	var fix string
 	switch {
-	case k.PriceFormat.Time == tariff.TimeISO:
+	case sr.iso:
 		fix = "use a series whose timestamps cover the run"
 	case hi <= from || (lo >= to && to > from):
-		fix = "check the series' `start` in the hourly block"
+		fix = "check the series' `start` in " + sr.block
 	case before > 0:
-		fix = "give the series an earlier `start` in the hourly block"
+		fix = "give the series an earlier `start` in " + sr.block
 	default:
 		fix = "use a longer series"
 	}
-	return "", fmt.Errorf("contract %s: the hourly prices (%s) do not cover the run: %s; %s, or add `repeat` to the hourly block to reuse the series cyclically",
-		k.Name, series, why, fix)
+	return "", &CoverageError{
+		Msg: fmt.Sprintf("contract %s: the %s (%s) do not cover the run: %s", sr.contract, sr.what, series, why),
+		Fix: fmt.Sprintf("%s, or add `repeat` to %s to reuse the series cyclically", fix, sr.block)}
 }
+
+// CoverageError is an hourly series that does not cover a run: what it
+// covers and the run needs, and how to fix it.
+type CoverageError struct {
+	Msg, Fix string
+}
+
+func (e *CoverageError) Error() string { return e.Msg + "; " + e.Fix }
 
 // duration formats seconds as hours below two days, else days.
 func duration(sec float64) string {

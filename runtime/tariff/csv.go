@@ -1,7 +1,6 @@
 package tariff
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -12,13 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // LineError is an error at a line of a price file. Line 0 means the file as
-// a whole (e.g. it holds no prices). Hint, when set, says how to fix it.
+// a whole (e.g. it holds no prices). Col, when above 0, is the 1-based
+// column of the culprit in characters (runes; a byte that is not UTF-8
+// counts as one), as editors count them. Hint, when set, says how to fix
+// it.
 type LineError struct {
 	File string
 	Line int
+	Col  int
 	Msg  string
 	Hint string
 }
@@ -31,12 +35,67 @@ func (e *LineError) Error() string {
 	return s
 }
 
-// At is the error without its hint: "file:line: msg".
+// At is the error without its hint: "file:line:col: msg".
 func (e *LineError) At() string {
-	if e.Line <= 0 {
+	switch {
+	case e.Line <= 0:
 		return e.File + ": " + e.Msg
+	case e.Col > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// MaxFileSize bounds a price or carbon file, which is read whole: 256 MiB,
+// thousands of years of hourly rows.
+const MaxFileSize = 256 << 20
+
+// text is a price file read whole, to say where in it a row is wrong.
+type text []byte
+
+// line returns line n (1-based) without its line break.
+func (t text) line(n int) []byte {
+	b := []byte(t)
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return nil
+		}
+		b = b[i+1:]
+	}
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+// col turns a 1-based byte column of line n into LineError's column: in
+// characters, and past the blanks a field may start with.
+func (t text) col(n, byteCol int) int {
+	l := t.line(n)
+	off := min(max(byteCol-1, 0), len(l))
+	for off < len(l) && (l[off] == ' ' || l[off] == '\t') {
+		off++
+	}
+	return utf8.RuneCount(l[:off]) + 1
+}
+
+// notText says why a file cannot be a text file of prices, or nil: it
+// starts with a UTF-16 byte order mark, or holds a NUL byte (binary data,
+// or UTF-16 text without the mark).
+func (t text) notText(name string) *LineError {
+	if len(t) >= 2 && (t[0] == 0xff && t[1] == 0xfe || t[0] == 0xfe && t[1] == 0xff) {
+		return &LineError{File: name, Line: 1, Col: 1, Msg: "the file is UTF-16 text, and pwrc reads ASCII or UTF-8",
+			Hint: "convert it, e.g. with `iconv -f UTF-16 -t UTF-8`"}
+	}
+	i := bytes.IndexByte(t, 0)
+	if i < 0 {
+		return nil
+	}
+	n := 1 + bytes.Count(t[:i], []byte{'\n'})
+	start := bytes.LastIndexByte(t[:i], '\n') + 1
+	return &LineError{File: name, Line: n, Col: utf8.RuneCount(t[start:i]) + 1, Msg: "a NUL byte: this is not a text file",
+		Hint: "a CSV file of prices is text; UTF-16 text converts with `iconv -f UTF-16 -t UTF-8`"}
 }
 
 // TimeColumn is what the time column of a price file holds.
@@ -99,17 +158,43 @@ func ReadPriceCSV(name string, r io.Reader) (*Series, error) {
 // are checked here. All rows must have an offset, or none.
 //
 // Negative prices are valid (they occur in spot markets); NaN and
-// infinities are not. Errors are *LineError naming name and the line.
+// infinities are not. The file is read whole, and may hold at most
+// MaxFileSize bytes. Errors are *LineError naming name and the line.
 func ReadPrices(name string, r io.Reader, f Format) (*Series, error) {
-	br := bufio.NewReader(r)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\uFEFF")) {
-		br.Discard(3)
+	return readPrices(name, r, f, MaxFileSize)
+}
+
+func readPrices(name string, r io.Reader, f Format, limit int64) (*Series, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, &LineError{File: name, Msg: err.Error()}
 	}
-	cr := csv.NewReader(br)
+	if int64(len(data)) > limit {
+		return nil, &LineError{File: name, Msg: fmt.Sprintf("more than %s: not a file of hourly values", sizeText(limit))}
+	}
+	src := text(data)
+	if e := src.notText(name); e != nil {
+		return nil, e
+	}
+	bomLen := 0
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		bomLen = 3
+	}
+	cr := csv.NewReader(bytes.NewReader(data[bomLen:]))
 	cr.FieldsPerRecord = -1 // counts are checked here, with clearer messages
 	cr.ReuseRecord = true
 	lineErr := func(line int, format string, args ...any) *LineError {
-		return &LineError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+		return &LineError{File: name, Line: line, Col: 1, Msg: fmt.Sprintf(format, args...)}
+	}
+	// fieldErr is an error at field i of the row just read.
+	fieldErr := func(i int, format string, args ...any) *LineError {
+		line, col := cr.FieldPos(i)
+		if line == 1 {
+			col += bomLen
+		}
+		e := lineErr(line, format, args...)
+		e.Col = src.col(line, col)
+		return e
 	}
 	iso := f.Time == TimeISO
 	step, other, unit, otherName := hourDays, 1.0, "d", "hours"
@@ -130,7 +215,12 @@ func ReadPrices(name string, r io.Reader, f Format) (*Series, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, lineErr(pe.Line, "%v at byte %d", pe.Err, pe.Column)
+				e := lineErr(pe.Line, "%v", pe.Err)
+				if pe.Line == 1 {
+					pe.Column += bomLen
+				}
+				e.Col = src.col(pe.Line, pe.Column)
+				return nil, e
 			}
 			return nil, &LineError{File: name, Msg: err.Error()}
 		}
@@ -157,26 +247,36 @@ func ReadPrices(name string, r io.Reader, f Format) (*Series, error) {
 			}
 		}
 		if len(rec) != cols {
-			return nil, lineErr(line, "expected %s, found %d", plural(cols, "column"), len(rec))
+			if len(rec) > cols {
+				return nil, fieldErr(cols, "expected %s, found %d", plural(cols, "column"), len(rec))
+			}
+			e := lineErr(line, "expected %s, found %d", plural(cols, "column"), len(rec))
+			e.Col = utf8.RuneCount(bytes.TrimRight(src.line(line), " \t")) + 1
+			return nil, e
 		}
 		if cols >= 2 {
 			text := rec[cols-2]
 			if iso {
 				st, err := parseStamp(text)
 				if err != nil {
-					e := lineErr(line, "time %s", err)
+					e := fieldErr(cols-2, "time %s", err)
 					if _, nerr := parseFinite(text); nerr == nil {
-						e.Hint = "the time column holds numbers: write `time days` or `time hours` in the hourly block"
+						e.Hint = "the time column holds numbers: write `time days` or `time hours` in the block after the file's name"
 					}
 					return nil, e
 				}
 				st.line = line
+				_, c := cr.FieldPos(cols - 2)
+				if line == 1 {
+					c += bomLen
+				}
+				st.col = int32(src.col(line, c))
 				if len(s.stamps) > 0 && st.hasOff != s.stamps[0].hasOff {
 					has := "has no UTC offset"
 					if st.hasOff {
 						has = "has a UTC offset"
 					}
-					e := lineErr(line, "time %s %s, unlike line %d's (%s)", st, has, s.stamps[0].line, s.stamps[0])
+					e := fieldErr(cols-2, "time %s %s, unlike line %d's (%s)", st, has, s.stamps[0].line, s.stamps[0])
 					e.Hint = "write every row with its offset, or none (then times are local)"
 					return nil, e
 				}
@@ -184,17 +284,17 @@ func ReadPrices(name string, r io.Reader, f Format) (*Series, error) {
 			} else {
 				tm, err := parseFinite(text)
 				if err != nil {
-					e := lineErr(line, "time %s", err)
+					e := fieldErr(cols-2, "time %s", err)
 					if _, serr := parseStamp(text); serr == nil {
-						e.Hint = "the time column holds timestamps: write `time iso` in the hourly block"
+						e.Hint = "the time column holds timestamps: write `time iso` in the block after the file's name"
 					}
 					return nil, e
 				}
 				if len(s.Prices) > 0 && math.Abs(tm-prevTime-step) > tol {
 					a, b := stepPair(prevTime, tm, step)
-					e := lineErr(line, "time %s %s does not follow %s %s by one hour", b, unit, a, unit)
+					e := fieldErr(cols-2, "time %s %s does not follow %s %s by one hour", b, unit, a, unit)
 					if math.Abs(tm-prevTime-other) <= stepTol*24*other {
-						e.Hint = fmt.Sprintf("the times step by %s: if they count %s, write `time %s` in the hourly block",
+						e.Hint = fmt.Sprintf("the times step by %s: if they count %s, write `time %s` in the block after the file's name",
 							trimZeros(strconv.FormatFloat(other, 'g', 6, 64)), otherName, otherName)
 					}
 					return nil, e
@@ -204,7 +304,7 @@ func ReadPrices(name string, r io.Reader, f Format) (*Series, error) {
 		}
 		p, err := parseFinite(rec[cols-1])
 		if err != nil {
-			return nil, lineErr(line, "price %s", err)
+			return nil, fieldErr(cols-1, "price %s", err)
 		}
 		s.Prices = append(s.Prices, p)
 	}
@@ -296,4 +396,12 @@ func trimZeros(s string) string {
 		s = strings.TrimSuffix(s, ".")
 	}
 	return s
+}
+
+// sizeText is a size in bytes as a message says it.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return plural(int(n), "byte")
 }

@@ -56,24 +56,24 @@ func TestReadPriceCSVErrors(t *testing.T) {
 		{"header only", hdr, "p.csv: no prices"},
 		{"blank lines only", "\n\n  \n", "p.csv: no prices"},
 		{"price not a number", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.0833333333333333,x\n",
-			`p.csv:3: price is not a number: "x"`},
-		{"first row malformed is not a header", "1,0.04,x\n", `p.csv:1: price is not a number: "x"`},
-		{"missing column", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.0833\n", "p.csv:3: expected 3 columns, found 2"},
-		{"extra column", "0.1\n0.2,0.3\n", "p.csv:2: expected 1 column, found 2"},
-		{"too many columns", "a,b,c,d\n1,2,3,4\n", "p.csv:1: expected 1, 2 or 3 columns (index, time, price), found 4"},
-		{"not hourly", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.5,0.2\n", "p.csv:3: time 0.5 d does not follow 0.0417 d by one hour"},
-		{"duplicate time", "0,0.1\n0.0416666666666667,0.2\n0.0416666666666667,0.3\n", "p.csv:3: time 0.0417 d does not follow 0.0417 d by one hour"},
-		{"out of order", "1,0.1\n0.9583333333333333,0.2\n", "p.csv:2: time 0.9583 d does not follow 1 d by one hour"},
-		{"slightly off", "0,0.1\n0.041669,0.2\n", "p.csv:2: time 0.041669 d does not follow 0 d by one hour"},
-		{"time not a number", "0,0.1\nx,0.2\n", `p.csv:2: time is not a number: "x"`},
-		{"NaN price", "0.1\nNaN\n", `p.csv:2: price is not finite: "NaN"`},
-		{"NaN first", "NaN\n", `p.csv:1: price is not finite: "NaN"`},
-		{"Inf price", "0.1\n+Inf\n", `p.csv:2: price is not finite: "+Inf"`},
-		{"huge price", "0.1\n1e400\n", `p.csv:2: price is out of range: "1e400"`},
-		{"NaN time", "0,0.1\nnan,0.2\n", `p.csv:2: time is not finite: "nan"`},
-		{"empty price", "1,0,\n", `p.csv:1: price is not a number: ""`},
-		{"bad quote", "\"1\",0,0.1\n\"2\"x,0.0416666666666667,0.2\n", `p.csv:2: extraneous or missing " in quoted-field at byte 3`},
-		{"line after blank lines", "0.1\n\n\n0.2\nx\n", `p.csv:5: price is not a number: "x"`},
+			`p.csv:3:24: price is not a number: "x"`},
+		{"first row malformed is not a header", "1,0.04,x\n", `p.csv:1:8: price is not a number: "x"`},
+		{"missing column", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.0833\n", "p.csv:3:11: expected 3 columns, found 2"},
+		{"extra column", "0.1\n0.2,0.3\n", "p.csv:2:5: expected 1 column, found 2"},
+		{"too many columns", "a,b,c,d\n1,2,3,4\n", "p.csv:1:1: expected 1, 2 or 3 columns (index, time, price), found 4"},
+		{"not hourly", hdr + "\"1\",0.0416666666666667,0.1\n\"2\",0.5,0.2\n", "p.csv:3:5: time 0.5 d does not follow 0.0417 d by one hour"},
+		{"duplicate time", "0,0.1\n0.0416666666666667,0.2\n0.0416666666666667,0.3\n", "p.csv:3:1: time 0.0417 d does not follow 0.0417 d by one hour"},
+		{"out of order", "1,0.1\n0.9583333333333333,0.2\n", "p.csv:2:1: time 0.9583 d does not follow 1 d by one hour"},
+		{"slightly off", "0,0.1\n0.041669,0.2\n", "p.csv:2:1: time 0.041669 d does not follow 0 d by one hour"},
+		{"time not a number", "0,0.1\nx,0.2\n", `p.csv:2:1: time is not a number: "x"`},
+		{"NaN price", "0.1\nNaN\n", `p.csv:2:1: price is not finite: "NaN"`},
+		{"NaN first", "NaN\n", `p.csv:1:1: price is not finite: "NaN"`},
+		{"Inf price", "0.1\n+Inf\n", `p.csv:2:1: price is not finite: "+Inf"`},
+		{"huge price", "0.1\n1e400\n", `p.csv:2:1: price is out of range: "1e400"`},
+		{"NaN time", "0,0.1\nnan,0.2\n", `p.csv:2:1: time is not finite: "nan"`},
+		{"empty price", "1,0,\n", `p.csv:1:5: price is not a number: ""`},
+		{"bad quote", "\"1\",0,0.1\n\"2\"x,0.0416666666666667,0.2\n", `p.csv:2:3: extraneous or missing " in quoted-field`},
+		{"line after blank lines", "0.1\n\n\n0.2\nx\n", `p.csv:5:1: price is not a number: "x"`},
 	}
 	for _, tc := range cases {
 		s, err := ReadPriceCSV("p.csv", strings.NewReader(tc.in))
@@ -99,6 +99,36 @@ func TestReadPriceCSVReadError(t *testing.T) {
 	}
 }
 
+// Errors point at the field, in characters, and a file that is not text
+// says so.
+func TestPriceErrorColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		f        Format
+		want     string
+	}{
+		{"after a multi-byte index", "ü,0,0.1\nü,0.0416666666666667,x\n", Format{}, `p.csv:2:22: price is not a number: "x"`}, // 23 in bytes
+		{"past leading blanks", "1,  0, 0.1\n2, 0.0416666666666667,  x\n", Format{}, `p.csv:2:25: price is not a number: "x"`},
+		{"after a byte order mark", "\uFEFF1,0,x\n", Format{}, `p.csv:1:6: price is not a number: "x"`},
+		{"a timestamp", "1,2017-01-01T00:00Z,1\n2,2017-01-01T03:00Z,2\n", Format{Time: TimeISO}, "p.csv:2:3: time 2017-01-01 03:00Z comes 3 hours after"},
+		{"utf-16", "\xff\xfe0\x00.\x001\x00\n\x00", Format{}, "p.csv:1:1: the file is UTF-16 text, and pwrc reads ASCII or UTF-8 (convert it, e.g. with `iconv -f UTF-16 -t UTF-8`)"},
+		{"nul", "0.1\n0.\x002\n", Format{}, "p.csv:2:3: a NUL byte: this is not a text file"},
+	} {
+		_, err := ReadPrices("p.csv", strings.NewReader(tc.in), tc.f)
+		var le *LineError
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !errors.As(err, &le) {
+			t.Errorf("%s:\n got  %v\n want %s…", tc.name, err, tc.want)
+		}
+	}
+	_, err := readPrices("p.csv", strings.NewReader(strings.Repeat("0.1\n", 100)), Format{}, 399)
+	if err == nil || err.Error() != "p.csv: more than 399 bytes: not a file of hourly values" {
+		t.Errorf("too big: %v", err)
+	}
+	if _, err := readPrices("p.csv", strings.NewReader(strings.Repeat("0.1\n", 100)), Format{}, 400); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+}
+
 func TestOpenPriceCSV(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "prices.csv")
@@ -106,7 +136,7 @@ func TestOpenPriceCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := OpenPriceCSV(p)
-	if err == nil || err.Error() != p+`:3: price is not a number: "bad"` {
+	if err == nil || err.Error() != p+`:3:1: price is not a number: "bad"` {
 		t.Errorf("error %v", err)
 	}
 	if _, err := OpenPriceCSV(filepath.Join(dir, "missing.csv")); !errors.Is(err, os.ErrNotExist) {

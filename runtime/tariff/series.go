@@ -22,6 +22,7 @@ type stamp struct {
 	off    int32 // UTC offset in seconds, if hasOff
 	hasOff bool
 	line   int
+	col    int32 // the column of the time field in its line (LineError.Col)
 }
 
 // Timed reports whether the series has timestamps (read with `time iso`):
@@ -69,7 +70,7 @@ func (s *Series) Start(loc *time.Location) (time.Time, error) {
 		if !st.hasOff {
 			cands := localInstants(st.wall, loc)
 			if len(cands) == 0 {
-				return time.Time{}, &LineError{File: s.Name, Line: st.line,
+				return time.Time{}, &LineError{File: s.Name, Line: st.line, Col: int(st.col),
 					Msg:  fmt.Sprintf("time %s does not exist in %s: clocks skip that hour when summer time starts", st, loc),
 					Hint: "remove the row, or write timestamps with their UTC offset (e.g. 2017-03-26T03:00+02:00)"}
 			}
@@ -103,7 +104,7 @@ func (s *Series) step(a, b stamp, t, u int64, loc *time.Location) error {
 	if d == 3600 {
 		return nil
 	}
-	e := &LineError{File: s.Name, Line: b.line}
+	e := &LineError{File: s.Name, Line: b.line, Col: int(b.col)}
 	switch {
 	case d == 0:
 		e.Msg = fmt.Sprintf("time %s is the same hour as line %d's (%s)", b, a.line, a)

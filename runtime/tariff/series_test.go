@@ -19,16 +19,16 @@ func TestReadPricesHours(t *testing.T) {
 		want     string
 	}{
 		{"hours read as days", "0,10\n1,11\n", TimeDays,
-			"p.csv:2: time 1 d does not follow 0 d by one hour (the times step by 1: if they count hours, write `time hours` in the hourly block)"},
+			"p.csv:2:1: time 1 d does not follow 0 d by one hour (the times step by 1: if they count hours, write `time hours` in the block after the file's name)"},
 		{"days read as hours", "0,10\n0.0416666666666667,11\n", TimeHours,
-			"p.csv:2: time 0.0417 h does not follow 0 h by one hour (the times step by 0.0416667: if they count days, write `time days` in the hourly block)"},
-		{"hours with a gap", "0,10\n2,11\n", TimeHours, "p.csv:2: time 2 h does not follow 0 h by one hour"},
+			"p.csv:2:1: time 0.0417 h does not follow 0 h by one hour (the times step by 0.0416667: if they count days, write `time days` in the block after the file's name)"},
+		{"hours with a gap", "0,10\n2,11\n", TimeHours, "p.csv:2:1: time 2 h does not follow 0 h by one hour"},
 		{"timestamps read as days", "2016-12-30T00:00,10\n", TimeDays,
-			`p.csv:1: time is not a number: "2016-12-30T00:00" (the time column holds timestamps: write ` + "`time iso`" + ` in the hourly block)`},
+			`p.csv:1:1: time is not a number: "2016-12-30T00:00" (the time column holds timestamps: write ` + "`time iso`" + ` in the block after the file's name)`},
 		{"numbers read as timestamps", "0,10\n", TimeISO,
-			`p.csv:1: time is not an ISO 8601 timestamp such as 2016-12-30T00:00+01:00: "0" (the time column holds numbers: write ` + "`time days` or `time hours`" + ` in the hourly block)`},
+			`p.csv:1:1: time is not an ISO 8601 timestamp such as 2016-12-30T00:00+01:00: "0" (the time column holds numbers: write ` + "`time days` or `time hours`" + ` in the block after the file's name)`},
 		{"iso without a time column", "price\n10\n", TimeISO,
-			"p.csv:1: `time iso` needs a time column, but the rows have 1 column (write rows as time,price or index,time,price)"},
+			"p.csv:1:1: `time iso` needs a time column, but the rows have 1 column (write rows as time,price or index,time,price)"},
 	} {
 		_, err := ReadPrices("p.csv", strings.NewReader(tc.in), Format{Time: tc.f})
 		if err == nil || err.Error() != tc.want {
@@ -115,16 +115,16 @@ func TestReadPricesISO(t *testing.T) {
 	// Errors found when reading: the rows carry offsets.
 	for _, tc := range []struct{ name, in, want string }{
 		{"gap", "2017-01-01T00:00Z,1\n2017-01-01T01:00Z,2\n2017-01-01T04:00Z,3\n",
-			"p.csv:3: time 2017-01-01 04:00Z comes 3 hours after line 2's (2017-01-01 01:00Z): 2 hours missing; rows must be hourly, without gaps"},
+			"p.csv:3:1: time 2017-01-01 04:00Z comes 3 hours after line 2's (2017-01-01 01:00Z): 2 hours missing; rows must be hourly, without gaps"},
 		{"duplicate", "2017-01-01T00:00+01:00,1\n2016-12-31T23:00Z,2\n",
-			"p.csv:2: time 2016-12-31 23:00Z is the same hour as line 1's (2017-01-01 00:00+01:00) (each hour must appear once)"},
+			"p.csv:2:1: time 2016-12-31 23:00Z is the same hour as line 1's (2017-01-01 00:00+01:00) (each hour must appear once)"},
 		{"backwards", "2017-01-01T05:00Z,1\n2017-01-01T04:00Z,2\n",
-			"p.csv:2: time 2017-01-01 04:00Z comes before line 1's (2017-01-01 05:00Z): rows must be in time order"},
+			"p.csv:2:1: time 2017-01-01 04:00Z comes before line 1's (2017-01-01 05:00Z): rows must be in time order"},
 		{"half hour", "2017-01-01T00:00Z,1\n2017-01-01T00:30Z,2\n",
-			"p.csv:2: time 2017-01-01 00:30Z is 30 minutes after line 1's (2017-01-01 00:00Z): rows must be one hour apart"},
+			"p.csv:2:1: time 2017-01-01 00:30Z is 30 minutes after line 1's (2017-01-01 00:00Z): rows must be one hour apart"},
 		{"mixed offsets", "2017-01-01T00:00Z,1\n2017-01-01 01:00,2\n",
-			"p.csv:2: time 2017-01-01 01:00 has no UTC offset, unlike line 1's (2017-01-01 00:00Z) (write every row with its offset, or none (then times are local))"},
-		{"bad stamp", "2017-01-01T00:00Z,1\n2017-01-32T01:00Z,2\n", `p.csv:2: time is not a valid date and time: "2017-01-32T01:00Z"`},
+			"p.csv:2:1: time 2017-01-01 01:00 has no UTC offset, unlike line 1's (2017-01-01 00:00Z) (write every row with its offset, or none (then times are local))"},
+		{"bad stamp", "2017-01-01T00:00Z,1\n2017-01-32T01:00Z,2\n", `p.csv:2:1: time is not a valid date and time: "2017-01-32T01:00Z"`},
 	} {
 		_, err := read(tc.in)
 		if err == nil || err.Error() != tc.want {
@@ -134,13 +134,13 @@ func TestReadPricesISO(t *testing.T) {
 	// Errors found when the zone is known: the rows are local times.
 	for _, tc := range []struct{ name, in, want string }{
 		{"skipped hour", "2017-03-26 01:00,1\n2017-03-26 02:00,2\n",
-			"p.csv:2: time 2017-03-26 02:00 does not exist in Europe/Berlin: clocks skip that hour when summer time starts (remove the row, or write timestamps with their UTC offset (e.g. 2017-03-26T03:00+02:00))"},
+			"p.csv:2:1: time 2017-03-26 02:00 does not exist in Europe/Berlin: clocks skip that hour when summer time starts (remove the row, or write timestamps with their UTC offset (e.g. 2017-03-26T03:00+02:00))"},
 		{"repeated hour once", "2017-10-29 01:00,1\n2017-10-29 02:00,2\n2017-10-29 03:00,3\n",
-			"p.csv:3: time 2017-10-29 03:00 comes 2 hours after line 2's (2017-10-29 02:00): 1 hour missing; rows must be hourly, without gaps (times without a UTC offset are local (Europe/Berlin): the hour repeated when summer time ends must appear twice)"},
+			"p.csv:3:1: time 2017-10-29 03:00 comes 2 hours after line 2's (2017-10-29 02:00): 1 hour missing; rows must be hourly, without gaps (times without a UTC offset are local (Europe/Berlin): the hour repeated when summer time ends must appear twice)"},
 		{"repeated hour thrice", "2017-10-29 02:00,1\n2017-10-29 02:00,2\n2017-10-29 02:00,3\n",
-			"p.csv:3: time 2017-10-29 02:00 comes before line 2's (2017-10-29 02:00): rows must be in time order"},
+			"p.csv:3:1: time 2017-10-29 02:00 comes before line 2's (2017-10-29 02:00): rows must be in time order"},
 		{"duplicate", "2017-01-01 00:00,1\n2017-01-01 00:00,2\n",
-			"p.csv:2: time 2017-01-01 00:00 is the same hour as line 1's (2017-01-01 00:00) (each hour must appear once)"},
+			"p.csv:2:1: time 2017-01-01 00:00 is the same hour as line 1's (2017-01-01 00:00) (each hour must appear once)"},
 	} {
 		s, err := read(tc.in)
 		if err != nil {

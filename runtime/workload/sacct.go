@@ -269,7 +269,7 @@ func ReadSacct(name string, r io.Reader, opt SacctOptions) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if !p.haveHeader {
-		return nil, &LineError{File: name, Line: max(p.line, 1), Msg: "no header line: want `sacct --parsable2` output with its header (or give the format of --noheader output)"}
+		return nil, &LineError{File: name, Line: max(p.line, 1), Col: 1, Msg: "no header line: want `sacct --parsable2` output with its header (or give the format of --noheader output)"}
 	}
 	p.finish()
 	return p.t, nil
@@ -398,6 +398,8 @@ type sacctParser struct {
 	delim []byte
 
 	line       int
+	text       []byte // the line being read
+	at         int    // the byte offset in text of what is wrong with it; -1: the line
 	haveHeader bool
 	format     bool // the columns came from SacctOptions.Format
 	sawLine    bool // a non-blank line was seen
@@ -491,9 +493,10 @@ func (p *sacctParser) read(br *bufio.Reader) error {
 
 func (p *sacctParser) tooLong() error {
 	p.line++
+	p.text, p.at = nil, -1
 	msg := fmt.Sprintf("line longer than %d bytes", sacctMaxLine)
 	if !p.haveHeader {
-		return &LineError{File: p.t.Name, Line: p.line, Msg: "header: " + msg}
+		return &LineError{File: p.t.Name, Line: p.line, Col: 1, Msg: "header: " + msg}
 	}
 	p.sawLine = true
 	return p.bad(msg)
@@ -501,7 +504,7 @@ func (p *sacctParser) tooLong() error {
 
 func (p *sacctParser) bad(msg string) error {
 	if !p.opt.SkipBadLines {
-		return &LineError{File: p.t.Name, Line: p.line, Msg: msg}
+		return &LineError{File: p.t.Name, Line: p.line, Col: colAt(p.text, p.at), Msg: msg}
 	}
 	p.t.BadLines++
 	if len(p.t.FirstBad) < maxFirstBad {
@@ -517,6 +520,10 @@ func (p *sacctParser) handle(b []byte) error {
 	}
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	b = bytes.TrimSuffix(b, []byte{'\r'})
+	p.text, p.at = b, -1
+	if msg, at := textProblem(b, p.line == 1); msg != "" {
+		return &LineError{File: p.t.Name, Line: p.line, Col: colAt(b, at), Msg: msg}
+	}
 	if len(trimSpace(b)) == 0 {
 		return nil
 	}
@@ -524,7 +531,7 @@ func (p *sacctParser) handle(b []byte) error {
 	p.sawLine = true
 	if !p.haveHeader {
 		if msg := p.header(b); msg != "" {
-			return &LineError{File: p.t.Name, Line: p.line, Msg: msg}
+			return &LineError{File: p.t.Name, Line: p.line, Col: colAt(b, p.at), Msg: msg}
 		}
 		p.haveHeader = true
 		return nil
@@ -554,6 +561,9 @@ func (p *sacctParser) split(b []byte) [][]byte {
 
 func (p *sacctParser) header(b []byte) string {
 	if !bytes.Contains(b, p.delim) {
+		if bytes.Count(b, []byte{','}) >= 2 {
+			return fmt.Sprintf("header: no %q in the first line, which is comma-separated: want `sacct --parsable2` output, %q-separated, with its header", p.delim, p.delim)
+		}
 		return fmt.Sprintf("header: no %q in the first line: want `sacct --parsable2` output with its header", p.delim)
 	}
 	return p.columns(p.split(b), "header")
@@ -565,6 +575,7 @@ func (p *sacctParser) columns(names [][]byte, what string) string {
 		p.idx[c] = -1
 	}
 	if _, ok := parseJobID(trimSpace(names[0])); ok && what == "header" {
+		p.at = p.fieldAt(0)
 		return fmt.Sprintf("header: the first line is data (JobID %q): for output without a header, give its format", clip(trimSpace(names[0])))
 	}
 	for i, n := range names {
@@ -573,6 +584,7 @@ func (p *sacctParser) columns(names [][]byte, what string) string {
 			if i == len(names)-1 && i > 0 {
 				continue // --parsable ends each line with the delimiter
 			}
+			p.at = p.fieldAt(i)
 			return fmt.Sprintf("%s: field %d has no name", what, i+1)
 		}
 		for c, known := range sacctColumns {
@@ -580,6 +592,7 @@ func (p *sacctParser) columns(names [][]byte, what string) string {
 				continue
 			}
 			if p.idx[c] >= 0 {
+				p.at = p.fieldAt(i)
 				return fmt.Sprintf("%s: %s appears twice", what, known)
 			}
 			p.idx[c] = i
@@ -632,7 +645,22 @@ func (p *sacctParser) col(c int) []byte {
 }
 
 func (p *sacctParser) badField(c int, want string, tok []byte) string {
+	p.at = p.fieldAt(p.idx[c])
 	return fmt.Sprintf("%s: want %s, found %q", sacctColumns[c], want, clip(tok))
+}
+
+// fieldAt is the byte offset in the line of field i as split (after its
+// leading blanks), for LineError's column; -1 when it is not there.
+func (p *sacctParser) fieldAt(i int) int {
+	if i < 0 || i >= len(p.fields) || p.text == nil {
+		return -1
+	}
+	off := 0
+	for _, f := range p.fields[:i] {
+		off += len(f) + len(p.delim)
+	}
+	f := p.fields[i]
+	return off + len(f) - len(bytes.TrimLeft(f, " \t\r\v\f"))
 }
 
 // sacctRow is one line's known fields, parsed.
@@ -655,8 +683,11 @@ type sacctRow struct {
 func (p *sacctParser) row(b []byte) string {
 	if n := bytes.Count(b, p.delim) + 1; n != p.nf {
 		msg := fmt.Sprintf("expected %d fields as in the header, found %d", p.nf, n)
+		p.split(b)
+		p.at = len(bytes.TrimRight(b, " \t\r\v\f"))
 		if n > p.nf {
 			msg += fmt.Sprintf(" (a %q inside a field such as JobName?)", p.delim)
+			p.at = p.fieldAt(p.nf)
 		}
 		return msg
 	}
@@ -697,6 +728,7 @@ func (p *sacctParser) parse(r *sacctRow) string {
 		return msg
 	}
 	if r.hasStart && r.hasEnd && r.end < r.start-clockSlack {
+		p.at = p.fieldAt(p.idx[colEnd])
 		return fmt.Sprintf("End %q is before Start %q", p.col(colEnd), p.col(colStart))
 	}
 
@@ -784,6 +816,7 @@ func (p *sacctParser) parse(r *sacctRow) string {
 
 func (p *sacctParser) durationError(c int, st parseStatus, tok []byte) string {
 	if st == parseRange {
+		p.at = p.fieldAt(p.idx[c])
 		return fmt.Sprintf("%s: %q is more than pwrc's limit of 1e10 s (317 years)", sacctColumns[c], clip(tok))
 	}
 	want := "a duration such as 1-02:03:04, 02:03:04 or 03:04"

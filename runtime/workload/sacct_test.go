@@ -342,8 +342,23 @@ func TestReadSacctCases(t *testing.T) {
 		want want
 	}{
 		{name: "header only", in: hdr, want: want{}},
-		{name: "empty", in: "", want: want{err: "x.txt:1: no header line"}},
-		{name: "blank lines only", in: "\n \n\t\n", want: want{err: "x.txt:3: no header line"}},
+		{name: "empty", in: "", want: want{err: "x.txt:1:1: no header line"}},
+		{name: "blank lines only", in: "\n \n\t\n", want: want{err: "x.txt:3:1: no header line"}},
+		// Where a line is wrong: the column of the field, in characters.
+		{name: "bad time limit column", in: hdr + job("5", "", "2024-01-01T00:00:00", "2024-01-01T00:00:00", "2024-01-01T00:00:02", "00:00:02", "1 hour", "1", "8", "COMPLETED", ""),
+			want: want{err: `x.txt:2:73: Timelimit: want a duration such as 1-02:03:04, 02:03:04 or 03:04, UNLIMITED or Partition_Limit, found "1 hour"`}},
+		{name: "bad time column after a name", in: "JobName|JobID|Submit|Elapsed|NCPUS\nété|5|yesterday|00:00:02|1\n",
+			want: want{err: `x.txt:2:7: Submit: want a time`}}, // 9 in bytes
+		{name: "too many fields column", in: hdr + strings.TrimSuffix(done("7", 0, "00:10:00", ""), "\n") + "|x|y\n",
+			want: want{err: `x.txt:2:97: expected 11 fields as in the header, found 13`}},
+		{name: "comma-separated", in: "JobID,Submit,Elapsed,NCPUS\n5,2024-01-01T00:00:00,00:00:02,1\n",
+			want: want{err: `x.txt:1:1: header: no "|" in the first line, which is comma-separated`}},
+		// A file that is not text is refused, bad lines skipped or not.
+		{name: "nul byte", opt: SacctOptions{SkipBadLines: true}, in: hdr + "7\x00|\n",
+			want: want{err: "x.txt:2:2: a NUL byte"}},
+		{name: "utf-16", opt: SacctOptions{SkipBadLines: true}, in: "\xff\xfeJ\x00o\x00b\x00",
+			want: want{err: "x.txt:1:1: the file is UTF-16 text"}},
+
 		{name: "blank lines around", in: "\n" + hdr + "\n" + done("7", 0, "00:10:00", "") + "\n\n",
 			want: want{ids: []int64{7}, runtime: []float64{600}}},
 		{name: "parsable with final delimiter",
@@ -351,24 +366,24 @@ func TestReadSacctCases(t *testing.T) {
 			want: want{ids: []int64{7}}},
 		{name: "parsable line without final delimiter",
 			in:   strings.ReplaceAll(hdr, "\n", "|\n") + done("7", 0, "00:10:00", ""),
-			want: want{err: "x.txt:2: expected 12 fields as in the header, found 11"}},
+			want: want{err: "x.txt:2:96: expected 12 fields as in the header, found 11"}},
 		{name: "other delimiter", opt: SacctOptions{Delimiter: ";;"},
 			in:   strings.ReplaceAll(hdr+done("7", 0, "00:10:00", ""), "|", ";;"),
 			want: want{ids: []int64{7}}},
 		{name: "wrong delimiter", opt: SacctOptions{Delimiter: ","}, in: hdr,
-			want: want{err: `x.txt:1: header: no "," in the first line`}},
+			want: want{err: `x.txt:1:1: header: no "," in the first line`}},
 		{name: "fixed width output", in: "JobID    JobName  Partition\n------- -------- ---------\n",
-			want: want{err: `x.txt:1: header: no "|" in the first line: want ` + "`sacct --parsable2`"}},
+			want: want{err: `x.txt:1:1: header: no "|" in the first line: want ` + "`sacct --parsable2`"}},
 		{name: "case and order of names", in: "state|allocCPUs|ELAPSED|submit|jobid\nCOMPLETED|4|00:01:00|2024-01-01T00:00:00|9\n",
 			want: want{ids: []int64{9}, runtime: []float64{60}, nodes: []int{0}}},
 		{name: "missing columns", in: "JobID|JobName|State\n",
-			want: want{err: "x.txt:1: header: no Submit field, no Elapsed (or Start and End) field, no AllocCPUS (or NCPUS) field (for output without a header, give its format)"}},
-		{name: "a column twice", in: "JobID|Submit|Elapsed|NCPUS|jobid\n", want: want{err: "x.txt:1: header: JobID appears twice"}},
-		{name: "empty name", in: "JobID||Submit|Elapsed|NCPUS\n", want: want{err: "x.txt:1: header: field 2 has no name"}},
+			want: want{err: "x.txt:1:1: header: no Submit field, no Elapsed (or Start and End) field, no AllocCPUS (or NCPUS) field (for output without a header, give its format)"}},
+		{name: "a column twice", in: "JobID|Submit|Elapsed|NCPUS|jobid\n", want: want{err: "x.txt:1:28: header: JobID appears twice"}},
+		{name: "empty name", in: "JobID||Submit|Elapsed|NCPUS\n", want: want{err: "x.txt:1:7: header: field 2 has no name"}},
 		{name: "bad header even when skipping", opt: SacctOptions{SkipBadLines: true}, in: "JobID|State\n",
-			want: want{err: "x.txt:1: header: no Submit field"}},
+			want: want{err: "x.txt:1:1: header: no Submit field"}},
 		{name: "data where the header should be", in: done("7", 0, "00:10:00", ""),
-			want: want{err: `x.txt:1: header: the first line is data (JobID "7"): for output without a header, give its format`}},
+			want: want{err: `x.txt:1:1: header: the first line is data (JobID "7"): for output without a header, give its format`}},
 		{name: "format without header", opt: SacctOptions{Format: "JobID,Submit,Elapsed,NCPUS,NNodes"},
 			in:   "11|2024-01-01T00:00:00|00:05:00|16|2\n12|2024-01-01T00:01:00|00:06:00|8|1\n",
 			want: want{ids: []int64{11, 12}, runtime: []float64{300, 360}, nodes: []int{2, 1}}},
@@ -377,12 +392,12 @@ func TestReadSacctCases(t *testing.T) {
 			want: want{ids: []int64{11}, stats: SacctStats{Lines: 1}}},
 		{name: "header line later is data", opt: SacctOptions{Format: "jobid,submit,elapsed,ncpus"},
 			in:   "11|2024-01-01T00:00:00|00:05:00|16\nJobID|Submit|Elapsed|NCPUS\n",
-			want: want{err: "x.txt:2: JobID: want a job ID"}},
+			want: want{err: "x.txt:2:1: JobID: want a job ID"}},
 		{name: "too long a line", opt: SacctOptions{SkipBadLines: true},
 			in:   hdr + strings.Repeat("x", sacctMaxLine+10) + "\n" + done("7", 0, "00:10:00", ""),
 			want: want{ids: []int64{7}}},
 		{name: "too long a line, not skipping", in: hdr + done("6", 0, "00:10:00", "") + strings.Repeat("x", 3*sacctMaxLine),
-			want: want{err: "x.txt:3: line longer than 1048576 bytes"}},
+			want: want{err: "x.txt:3:1: line longer than 1048576 bytes"}},
 
 		// Run times.
 		{name: "run time from start and end", in: "JobID|Submit|Start|End|NCPUS\n5|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T01:00:10|4\n",
@@ -398,7 +413,7 @@ func TestReadSacctCases(t *testing.T) {
 		{name: "end just within the slack", in: "JobID|Submit|Start|End|NCPUS\n5|2024-01-01T00:00:00|2024-01-01T03:00:00|2024-01-01T00:00:00|1\n",
 			want: want{ids: []int64{5}, runtime: []float64{-1}}},
 		{name: "end beyond the slack", in: "JobID|Submit|Start|End|NCPUS\n5|2024-01-01T00:00:00|2024-01-01T03:00:01|2024-01-01T00:00:00|1\n",
-			want: want{err: `x.txt:2: End "2024-01-01T00:00:00" is before Start "2024-01-01T03:00:01"`}},
+			want: want{err: `x.txt:2:43: End "2024-01-01T00:00:00" is before Start "2024-01-01T03:00:01"`}},
 		{name: "elapsed INVALID", in: hdr + job("5", "", "2024-01-01T00:00:00", "2024-01-01T00:00:00", "2024-01-01T00:02:00", "INVALID", "", "1", "8", "COMPLETED", ""),
 			want: want{ids: []int64{5}, runtime: []float64{120}}},
 		{name: "het run time unknown if a part's is", in: "JobID|Submit|Elapsed|NCPUS\n5+0|2024-01-01T00:00:00|00:00:10|1\n5+1|2024-01-01T00:00:00||1\n",
@@ -418,11 +433,11 @@ func TestReadSacctCases(t *testing.T) {
 		{name: "unknown state word", in: hdr + job("5", "", "2024-01-01T00:00:00", "2024-01-01T00:00:00", "2024-01-01T00:00:02", "00:00:02", "", "1", "8", "NEW_STATE+", ""),
 			want: want{ids: []int64{5}}},
 		{name: "submit required on job lines", in: hdr + job("5", "", "Unknown", "2024-01-01T00:00:00", "2024-01-01T00:00:02", "00:00:02", "", "1", "8", "COMPLETED", ""),
-			want: want{err: `x.txt:2: Submit: want the submit time of the job, found "Unknown"`}},
+			want: want{err: `x.txt:2:4: Submit: want the submit time of the job, found "Unknown"`}},
 		{name: "submit not required on steps", in: hdr + done("5", 0, "00:01:00", "") + job("5.batch", "", "Unknown", "", "", "", "", "", "", "", "10"),
 			want: want{ids: []int64{5}, stats: SacctStats{StepLines: 1}}},
 		{name: "year out of range", in: hdr + done("5", 0, "00:01:00", "") + job("6", "", "2201-01-01T00:00:00", "", "", "00:00:01", "", "1", "1", "", ""),
-			want: want{err: `x.txt:3: Submit: want a time such as 2024-03-01T12:00:00, or Unknown (a valid date, years 1970 to 2200), found "2201-01-01T00:00:00"`}},
+			want: want{err: `x.txt:3:4: Submit: want a time such as 2024-03-01T12:00:00, or Unknown (a valid date, years 1970 to 2200), found "2201-01-01T00:00:00"`}},
 		{name: "space for T", in: "JobID|Submit|Elapsed|NCPUS\n5|2024-01-01 00:00:00|00:00:01|1\n6|2024-01-01T00:00:30|00:00:01|1\n",
 			want: want{ids: []int64{5, 6}}},
 		{name: "NO_VAL counts are unknown", in: "JobID|Submit|Elapsed|NCPUS|AllocCPUS|NNodes\n5|2024-01-01T00:00:00|00:00:01|4294967294|4294967295|4294967294\n",
@@ -584,11 +599,11 @@ func TestReadSacctLongLines(t *testing.T) {
 		}
 	}
 	_, err := readSacctString(in, SacctOptions{})
-	if err == nil || err.Error() != "x.txt:12: line longer than 1048576 bytes" {
+	if err == nil || err.Error() != "x.txt:12:1: line longer than 1048576 bytes" {
 		t.Fatalf("error %v", err)
 	}
 	_, err = readSacctString(strings.Repeat("JobID|", sacctMaxLine/5), SacctOptions{})
-	if err == nil || err.Error() != "x.txt:1: header: line longer than 1048576 bytes" {
+	if err == nil || err.Error() != "x.txt:1:1: header: line longer than 1048576 bytes" {
 		t.Fatalf("long header: %v", err)
 	}
 }
@@ -1036,7 +1051,8 @@ func FuzzReadSacct(f *testing.F) {
 				if le.File != "f.txt" || le.Line < 1 || le.Msg == "" || le.Error() != err.Error() {
 					t.Fatalf("line error %#v", le)
 				}
-				if skip && !strings.HasPrefix(le.Msg, "header: ") && !strings.HasPrefix(le.Msg, "no header line") {
+				if skip && !strings.HasPrefix(le.Msg, "header: ") && !strings.HasPrefix(le.Msg, "no header line") &&
+					!strings.HasPrefix(le.Msg, "a NUL byte") && !strings.HasPrefix(le.Msg, "the file is UTF-16") {
 					t.Fatalf("skipping, yet failed on a data line: %v", err)
 				}
 			} else if !strings.Contains(err.Error(), "gzip") {

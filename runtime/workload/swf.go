@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -72,10 +73,48 @@ type ReadOptions struct {
 type LineError struct {
 	File string
 	Line int // 1-based
-	Msg  string
+	// Col is the 1-based column of what is wrong, in characters (runes;
+	// a byte that is not UTF-8 counts as one), as editors and `pwrc
+	// check` count them: 1 when the line as a whole is wrong.
+	Col int
+	Msg string
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *LineError) Error() string {
+	if e.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// colAt is the 1-based character column of byte off of line (1, the
+// line as a whole, for off < 0), as LineError counts columns.
+func colAt(line []byte, off int) int {
+	if off < 0 {
+		return 1
+	}
+	return utf8.RuneCount(line[:min(off, len(line))]) + 1
+}
+
+// maxLine bounds a trace line, newline excluded: a longer one is
+// malformed (a binary file may have no newline at all, and reading one
+// would otherwise hold all of it).
+const maxLine = 1 << 20
+
+// textProblem says why line cannot be a line of a text trace, or "": it
+// holds a NUL byte (binary data, or UTF-16 text, whose ASCII characters
+// each come with a NUL), or it is the first line and starts with a UTF-16
+// byte order mark. Such a file is refused whatever bad_lines says: none of
+// its lines can be read. at is the byte offset of the culprit.
+func textProblem(line []byte, first bool) (msg string, at int) {
+	if first && len(line) >= 2 && (line[0] == 0xff && line[1] == 0xfe || line[0] == 0xfe && line[1] == 0xff) {
+		return "the file is UTF-16 text, and pwrc reads ASCII or UTF-8: convert it (e.g. `iconv -f UTF-16 -t UTF-8`)", 0
+	}
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		return "a NUL byte: this is not a text file (binary data, or UTF-16 text, which `iconv -f UTF-16 -t UTF-8` converts)", i
+	}
+	return "", -1
+}
 
 // maxFirstBad bounds Trace.FirstBad.
 const maxFirstBad = 5
@@ -441,10 +480,10 @@ func (p *parser) lines(b []byte) error {
 	if len(p.carry) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			p.carry = append(p.carry, b...)
+			p.keep(b)
 			return nil
 		}
-		p.carry = append(p.carry, b[:i]...)
+		p.keep(b[:i])
 		if err := p.handle(p.carry); err != nil {
 			return err
 		}
@@ -461,8 +500,17 @@ func (p *parser) lines(b []byte) error {
 		}
 		b = b[i+1:]
 	}
-	p.carry = append(p.carry, b...)
+	p.keep(b)
 	return nil
+}
+
+// keep adds b to the unfinished line, of which no more than maxLine + 1
+// bytes are kept: enough for handle to see that it is too long.
+func (p *parser) keep(b []byte) {
+	if room := maxLine + 1 - len(p.carry); len(b) > room {
+		b = b[:max(room, 0)]
+	}
+	p.carry = append(p.carry, b...)
 }
 
 // finish parses a last line that has no newline.
@@ -525,6 +573,9 @@ func (p *parser) handle(b []byte) error {
 	if p.line == 1 {
 		b = bytes.TrimPrefix(b, utf8BOM) // left by some Windows editors
 	}
+	if msg, at := textProblem(b, p.line == 1); msg != "" {
+		return &LineError{File: p.t.Name, Line: p.line, Col: colAt(b, at), Msg: msg}
+	}
 	i := 0
 	for i < len(b) && isSpace[b[i]] {
 		i++
@@ -533,16 +584,26 @@ func (p *parser) handle(b []byte) error {
 		return nil
 	}
 	var msg string
-	if b[i] == ';' {
-		msg = p.header(b[i+1:])
-	} else {
-		msg = p.data(b[i:])
+	at := -1 // the culprit's byte offset in b
+	switch {
+	case len(b) > maxLine:
+		msg = fmt.Sprintf("line longer than %d bytes", maxLine)
+	case b[i] == ';':
+		msg, at = p.header(b[i+1:])
+		if at >= 0 {
+			at += i + 1
+		}
+	default:
+		msg, at = p.data(b[i:])
+		if at >= 0 {
+			at += i
+		}
 	}
 	if msg == "" {
 		return nil
 	}
 	if !p.opt.SkipBadLines {
-		return &LineError{File: p.t.Name, Line: p.line, Msg: msg}
+		return &LineError{File: p.t.Name, Line: p.line, Col: colAt(b, at), Msg: msg}
 	}
 	p.t.BadLines++
 	if len(p.t.FirstBad) < maxFirstBad {
@@ -551,10 +612,11 @@ func (p *parser) handle(b []byte) error {
 	return nil
 }
 
-// data parses one data line into a Record, returning "" or what is wrong.
-// Plain integers, nearly every token of a real trace, are converted in the
-// same pass that splits the line.
-func (p *parser) data(b []byte) string {
+// data parses one data line into a Record, returning "" or what is wrong
+// and the byte offset in b of the culprit (-1: the line). Plain integers,
+// nearly every token of a real trace, are converted in the same pass that
+// splits the line.
+func (p *parser) data(b []byte) (string, int) {
 	nf := 0
 	bad, badTok, badRange := -1, []byte(nil), false
 	var small uint32 // fields that were plain integers of at most 9 digits
@@ -606,29 +668,32 @@ func (p *parser) data(b []byte) string {
 		}
 		nf++
 	}
-	if nf != swfFields {
-		return fmt.Sprintf("expected %d fields, found %d", swfFields, nf)
+	if nf < swfFields {
+		return fmt.Sprintf("expected %d fields, found %d", swfFields, nf), len(trimSpace(b))
+	}
+	if nf > swfFields {
+		return fmt.Sprintf("expected %d fields, found %d", swfFields, nf), fieldOffset(b, swfFields)
 	}
 	if bad >= 0 {
 		what := "is not a number"
 		if badRange {
 			what = "is out of range"
 		}
-		return fmt.Sprintf("field %d (%s) %s: %q", bad+1, fieldNames[bad], what, clip(badTok))
+		return fmt.Sprintf("field %d (%s) %s: %q", bad+1, fieldNames[bad], what, clip(badTok)), fieldOffset(b, bad)
 	}
 	v := &p.vals
 	if check := intFields &^ small; check != 0 {
 		for k := range v {
 			if check&(1<<k) != 0 && !isInt(v[k], k == 0) {
 				return fmt.Sprintf("field %d (%s) is not an integer in range: %q", k+1, fieldNames[k],
-					clip(fieldToken(b, k)))
+					clip(fieldToken(b, k))), fieldOffset(b, k)
 			}
 		}
 	}
 	for _, k := range timeFields {
 		if v[k] > MaxTime {
 			return fmt.Sprintf("field %d (%s) is out of range: %q s is more than pwrc's limit of 1e10 s (317 years)", k+1, fieldNames[k],
-				clip(fieldToken(b, k)))
+				clip(fieldToken(b, k))), fieldOffset(b, k)
 		}
 	}
 	if len(p.cur) == cap(p.cur) {
@@ -649,26 +714,42 @@ func (p *parser) data(b []byte) string {
 		Partition:  int(v[15]),
 		Line:       p.line,
 	})
-	return ""
+	return "", -1
 }
 
 // fieldToken returns the k-th (0-based) field of a data line; only error
 // messages need it, so the fast path does not keep token positions.
 func fieldToken(b []byte, k int) []byte {
+	start := fieldOffset(b, k)
+	if start < 0 {
+		return nil
+	}
+	i := start
+	for i < len(b) && !isSpace[b[i]] {
+		i++
+	}
+	return b[start:i]
+}
+
+// fieldOffset is the byte offset of the k-th (0-based) field of a data
+// line, or -1 if it has fewer.
+func fieldOffset(b []byte, k int) int {
 	for i := 0; i < len(b); {
 		for i < len(b) && isSpace[b[i]] {
 			i++
 		}
-		start := i
+		if i == len(b) {
+			break
+		}
+		if k == 0 {
+			return i
+		}
 		for i < len(b) && !isSpace[b[i]] {
 			i++
 		}
-		if k == 0 {
-			return b[start:i]
-		}
 		k--
 	}
-	return nil
+	return -1
 }
 
 // isInt reports whether f is an integer that fits the Record field: int32
@@ -747,14 +828,27 @@ func clip(b []byte) []byte {
 
 // header parses a comment line (after the ';'). Keys pwrc does not use are
 // ignored; a bad value of a known key is an error, because a wrong start time
-// or time zone silently shifts every tariff window.
-func (p *parser) header(b []byte) string {
+// or time zone silently shifts every tariff window. It returns "" or what
+// is wrong and the byte offset in b of the value.
+func (p *parser) header(b []byte) (string, int) {
 	colon := bytes.IndexByte(b, ':')
 	if colon < 0 {
-		return ""
+		return "", -1
 	}
 	key := trimSpace(b[:colon])
 	val := trimSpace(b[colon+1:])
+	at := colon + 1
+	for at < len(b) && isSpace[b[at]] {
+		at++
+	}
+	msg := p.headerValue(key, val)
+	if msg == "" {
+		at = -1
+	}
+	return msg, at
+}
+
+func (p *parser) headerValue(key, val []byte) string {
 	h := &p.t.Header
 	switch string(key) {
 	case "MaxNodes", "MaxProcs":

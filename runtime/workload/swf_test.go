@@ -21,6 +21,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pwrc/pwrc/internal/testenv"
 )
@@ -88,7 +89,7 @@ func TestReadSWF(t *testing.T) {
 		{name: "crlf", in: strings.ReplaceAll(kth, "\n", "\r\n"), header: kthHeader, recs: kthRecs},
 		{name: "byte order mark", in: "\ufeff" + kth, header: kthHeader, recs: kthRecs},
 		{name: "byte order mark only at the start", in: line("1", "0", "5", "10", "2", "2", "60") + "\n\ufeff; MaxNodes: 4\n",
-			wantErr: `x.swf:2: expected 18 fields, found 3`},
+			wantErr: `x.swf:2:15: expected 18 fields, found 3`},
 		{name: "no final newline", in: strings.TrimSuffix(kth, "\n"), header: kthHeader, recs: kthRecs},
 		{name: "tabs and blanks between", in: "\n" + strings.ReplaceAll(line("1", "0", "5", "10", "2", "2", "60"), " ", "\t ") + "\n\n",
 			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 2}}},
@@ -106,36 +107,43 @@ func TestReadSWF(t *testing.T) {
 		{name: "comment after data", in: line("1", "0", "5", "10", "2", "2", "60") + "\n; MaxNodes: 4\n", header: Header{MaxNodes: 4},
 			recs: []Record{{ID: 1, Submit: 0, Wait: 5, Runtime: 10, AllocProcs: 2, ReqProcs: 2, ReqTime: 60, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 1}}},
 
-		{name: "not a number", in: "; x\n" + line("1", "0", "5", "abc", "2", "2", "60"), wantErr: `x.swf:2: field 4 (run time) is not a number: "abc"`},
-		{name: "too few fields", in: "1 2 3 4 5 6 7 8 9 10 11 12\n", wantErr: "x.swf:1: expected 18 fields, found 12"},
-		{name: "too many fields", in: line("1", "0", "5", "10", "2", "2", "60") + " 0\n", wantErr: "x.swf:1: expected 18 fields, found 19"},
-		{name: "count before content", in: "1 2 x\n", wantErr: "x.swf:1: expected 18 fields, found 3"},
-		{name: "infinite", in: line("1", "0", "5", "1e999", "2", "2", "60"), wantErr: `x.swf:1: field 4 (run time) is out of range: "1e999"`},
+		{name: "not a number", in: "; x\n" + line("1", "0", "5", "abc", "2", "2", "60"), wantErr: `x.swf:2:7: field 4 (run time) is not a number: "abc"`},
+		{name: "too few fields", in: "1 2 3 4 5 6 7 8 9 10 11 12\n", wantErr: "x.swf:1:27: expected 18 fields, found 12"},
+		{name: "too many fields", in: line("1", "0", "5", "10", "2", "2", "60") + " 0\n", wantErr: "x.swf:1:45: expected 18 fields, found 19"},
+		{name: "count before content", in: "1 2 x\n", wantErr: "x.swf:1:6: expected 18 fields, found 3"},
+		{name: "infinite", in: line("1", "0", "5", "1e999", "2", "2", "60"), wantErr: `x.swf:1:7: field 4 (run time) is out of range: "1e999"`},
 		{name: "inf word", in: line("1", "inf", "5", "10", "2", "2", "60"), wantErr: `field 2 (submit time) is not a number: "inf"`},
 		{name: "nan word", in: line("1", "0", "NaN", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "NaN"`},
 		{name: "hex", in: line("1", "0x10", "5", "10", "2", "2", "60"), wantErr: `field 2 (submit time) is not a number: "0x10"`},
 		{name: "underscore", in: line("1", "1_0", "5", "10", "2", "2", "60"), wantErr: `field 2 (submit time) is not a number: "1_0"`},
 		{name: "lone sign", in: line("1", "0", "-", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "-"`},
 		{name: "two dots", in: line("1", "0", "1.2.3", "10", "2", "2", "60"), wantErr: `field 3 (wait time) is not a number: "1.2.3"`},
-		{name: "fraction in integer field", in: line("1", "0", "5", "10", "2.5", "2", "60"), wantErr: `x.swf:1: field 5 (allocated procs) is not an integer in range: "2.5"`},
+		{name: "fraction in integer field", in: line("1", "0", "5", "10", "2.5", "2", "60"), wantErr: `x.swf:1:10: field 5 (allocated procs) is not an integer in range: "2.5"`},
 		{name: "fraction in partition", in: strings.Replace(line("1", "0", "5", "10", "2", "2", "60"), " 2 4 ", " 2 4.5 ", 1),
-			wantErr: `x.swf:1: field 16 (partition) is not an integer in range: "4.5"`},
+			wantErr: `x.swf:1:37: field 16 (partition) is not an integer in range: "4.5"`},
 		{name: "huge integer field", in: line("1", "0", "5", "10", "9999999999", "2", "60"), wantErr: `field 5 (allocated procs) is not an integer in range: "9999999999"`},
 		{name: "huge job number", in: line("1e300", "0", "5", "10", "2", "2", "60"), wantErr: `field 1 (job number) is not an integer in range`},
 		// Times past 317 years would have the engine step through billions
 		// of hours, or stall where a float64 cannot add an hour.
-		{name: "huge submit time", in: line("1", "1e15", "5", "10", "2", "2", "60"), wantErr: `x.swf:1: field 2 (submit time) is out of range: "1e15" s is more than pwrc's limit of 1e10 s (317 years)`},
+		{name: "huge submit time", in: line("1", "1e15", "5", "10", "2", "2", "60"), wantErr: `x.swf:1:3: field 2 (submit time) is out of range: "1e15" s is more than pwrc's limit of 1e10 s (317 years)`},
 		{name: "huge run time", in: line("1", "0", "5", "10000000001", "2", "2", "60"), wantErr: `field 4 (run time) is out of range: "10000000001" s`},
 		{name: "huge requested time", in: line("1", "0", "5", "10", "2", "2", "1e300"), wantErr: `field 9 (requested time) is out of range: "1e300" s`},
 		{name: "times at the limit", in: line("1", "1e10", "5", "1e10", "2", "2", "1e10"),
 			recs: []Record{{ID: 1, Submit: 1e10, Wait: 5, Runtime: 1e10, AllocProcs: 2, ReqProcs: 2, ReqTime: 1e10, Status: 1, User: 7, Group: 3, Queue: 2, Partition: 4, Line: 1}}},
 		{name: "start time too far", in: "; UnixStartTime: 9223372036854775807\n", wantErr: `header UnixStartTime: want an integer (seconds since 1970, at most 1e11 either way), found "9223372036854775807"`},
 		{name: "semicolon inside data", in: line("1", "0", "5", "10", "2", "2", "60") + " ;c", wantErr: "expected 18 fields, found 19"},
-		{name: "nul byte", in: line("1", "0", "5", "1\x000", "2", "2", "60"), wantErr: `field 4 (run time) is not a number: "1\x000"`},
+		{name: "nul byte", in: line("1", "0", "5", "1\x000", "2", "2", "60"), wantErr: "x.swf:1:8: a NUL byte: this is not a text file"},
+		// Columns count characters, as editors do, not bytes.
+		{name: "column in characters", in: line("ééé", "0", "5", "10", "2", "2", "60") + " x\n", wantErr: "x.swf:1:47: expected 18 fields, found 19"}, // 50 in bytes
+		{name: "column after a tab", in: "\t1 2 x\n", wantErr: "x.swf:1:7: expected 18 fields, found 3"},
+		// A file that is not text is refused whatever bad_lines says.
+		{name: "utf-16", in: "\xff\xfe1\x00 \x000\x00\n\x00", opt: ReadOptions{SkipBadLines: true}, wantErr: "x.swf:1:1: the file is UTF-16 text"},
+		{name: "utf-16 big endian", in: "\xfe\xff\x001\x00 ", wantErr: "x.swf:1:1: the file is UTF-16 text"},
+		{name: "nul byte skipping", in: line("1", "0", "5", "10", "2", "2", "60") + "\nab\x00", opt: ReadOptions{SkipBadLines: true}, wantErr: "x.swf:2:3: a NUL byte"},
 		{name: "long token clipped", in: line("1", "0", "5", strings.Repeat("9", 30)+"x"+strings.Repeat("9", 100), "2", "2", "60"),
 			wantErr: `is not a number: "` + strings.Repeat("9", 30) + "x999999999...\""},
-		{name: "bad MaxNodes", in: "; MaxNodes: many\n", wantErr: `x.swf:1: header MaxNodes: want a non-negative integer, found "many"`},
-		{name: "negative MaxProcs", in: "\n; MaxProcs: -1\n", wantErr: `x.swf:2: header MaxProcs: want a non-negative integer`},
+		{name: "bad MaxNodes", in: "; MaxNodes: many\n", wantErr: `x.swf:1:13: header MaxNodes: want a non-negative integer, found "many"`},
+		{name: "negative MaxProcs", in: "\n; MaxProcs: -1\n", wantErr: `x.swf:2:13: header MaxProcs: want a non-negative integer`},
 		{name: "bad start time", in: "; UnixStartTime: 8.4e8\n", wantErr: `header UnixStartTime: want an integer`},
 		{name: "bad zone offset", in: "; TimeZone: +1h\n", wantErr: `header TimeZone: want a UTC offset in seconds, found "+1h"`},
 		{name: "zone offset too big", in: "; TimeZone: 90000\n", wantErr: `header TimeZone`},
@@ -185,9 +193,31 @@ func TestReadSWF(t *testing.T) {
 	}
 }
 
+// A line longer than maxLine is malformed, and reading one does not hold
+// more of it than that, however long it is.
+func TestLongLine(t *testing.T) {
+	long := strings.Repeat("1", 3*maxLine)
+	good := line("1", "0", "5", "10", "2", "2", "60")
+	for _, in := range []string{long, good + "\n" + long + "\n" + good + "\n"} {
+		_, err := ReadSWF("l.swf", strings.NewReader(in), ReadOptions{})
+		want := "line longer than 1048576 bytes"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "l.swf:") {
+			t.Fatalf("error %v, want %q", err, want)
+		}
+		tr, err := ReadSWF("l.swf", strings.NewReader(in), ReadOptions{SkipBadLines: true})
+		if err != nil || tr.BadLines != 1 {
+			t.Fatalf("skipping: %v, %+v", err, tr)
+		}
+	}
+}
+
 func TestLineErrorFormat(t *testing.T) {
 	e := &LineError{File: "a/b.swf.gz", Line: 12, Msg: "expected 18 fields, found 3"}
 	if got, want := e.Error(), "a/b.swf.gz:12: expected 18 fields, found 3"; got != want {
+		t.Fatalf("got %q want %q", got, want)
+	}
+	e.Col = 7
+	if got, want := e.Error(), "a/b.swf.gz:12:7: expected 18 fields, found 3"; got != want {
 		t.Fatalf("got %q want %q", got, want)
 	}
 }
@@ -307,13 +337,32 @@ func refRead(name string, data []byte, opt ReadOptions) (*Trace, error) {
 	}
 	tr := &Trace{Name: name}
 	isBlank := func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\v' || r == '\f' }
+	col := func(ln string, off int) int {
+		if off < 0 {
+			return 1
+		}
+		return utf8.RuneCountInString(ln[:off]) + 1
+	}
 	for i, ln := range strings.Split(strings.TrimPrefix(string(data), "\ufeff"), "\n") {
-		msg := refLine(tr, ln, i+1, isBlank)
+		seen := ln[:min(len(ln), 1<<20+1)] // what the reader keeps of a long line
+		switch {
+		case i == 0 && (strings.HasPrefix(ln, "\xff\xfe") || strings.HasPrefix(ln, "\xfe\xff")):
+			return nil, &LineError{File: name, Line: 1, Col: 1, Msg: "the file is UTF-16 text, and pwrc reads ASCII or UTF-8: convert it (e.g. `iconv -f UTF-16 -t UTF-8`)"}
+		case strings.Contains(seen, "\x00"):
+			return nil, &LineError{File: name, Line: i + 1, Col: col(ln, strings.IndexByte(ln, 0)),
+				Msg: "a NUL byte: this is not a text file (binary data, or UTF-16 text, which `iconv -f UTF-16 -t UTF-8` converts)"}
+		}
+		msg, off := "", -1
+		if len(ln) > 1<<20 && strings.TrimFunc(seen, isBlank) != "" {
+			msg = "line longer than 1048576 bytes"
+		} else {
+			msg, off = refLine(tr, ln, i+1, isBlank)
+		}
 		if msg == "" {
 			continue
 		}
 		if !opt.SkipBadLines {
-			return nil, &LineError{File: name, Line: i + 1, Msg: msg}
+			return nil, &LineError{File: name, Line: i + 1, Col: col(ln, off), Msg: msg}
 		}
 		tr.BadLines++
 		if len(tr.FirstBad) < 5 {
@@ -325,17 +374,22 @@ func refRead(name string, data []byte, opt ReadOptions) (*Trace, error) {
 
 var refNumber = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
-func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
+// refLine parses one line as ReadSWF should, returning "" or what is wrong
+// and the byte offset of the culprit in ln (-1: the line).
+func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) (string, int) {
 	fields := strings.FieldsFunc(ln, isBlank)
 	if len(fields) == 0 {
-		return ""
+		return "", -1
 	}
+	spans := refField.FindAllStringIndex(ln, -1)
 	if fields[0][0] == ';' {
 		_, rest, _ := strings.Cut(ln, ";")
 		key, val, ok := strings.Cut(rest, ":")
 		if !ok {
-			return ""
+			return "", -1
 		}
+		semi, colon := strings.IndexByte(ln, ';'), strings.IndexByte(rest, ':')
+		valAt := semi + 1 + colon + 1 + len(val) - len(strings.TrimLeftFunc(val, isBlank))
 		key, val = strings.TrimFunc(key, isBlank), strings.TrimFunc(val, isBlank)
 		h := &tr.Header
 		clipS := func(s string) string { return string(clip([]byte(s))) }
@@ -343,7 +397,7 @@ func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
 		case "MaxNodes", "MaxProcs":
 			v, err := strconv.ParseInt(val, 10, 32)
 			if err != nil || v < 0 {
-				return fmt.Sprintf("header %s: want a non-negative integer, found %q", key, clipS(val))
+				return fmt.Sprintf("header %s: want a non-negative integer, found %q", key, clipS(val)), valAt
 			}
 			if key == "MaxNodes" {
 				h.MaxNodes = int(v)
@@ -353,34 +407,37 @@ func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
 		case "UnixStartTime":
 			v, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || v > 1e11 || v < -1e11 {
-				return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970, at most 1e11 either way), found %q", clipS(val))
+				return fmt.Sprintf("header UnixStartTime: want an integer (seconds since 1970, at most 1e11 either way), found %q", clipS(val)), valAt
 			}
 			h.UnixStartTime, h.HasStartTime = v, true
 		case "TimeZone":
 			v, err := strconv.ParseInt(val, 10, 32)
 			if err != nil || v < -86400 || v > 86400 {
-				return fmt.Sprintf("header TimeZone: want a UTC offset in seconds, found %q", clipS(val))
+				return fmt.Sprintf("header TimeZone: want a UTC offset in seconds, found %q", clipS(val)), valAt
 			}
 			h.TimeZone, h.HasTimeZone = int(v), true
 		case "TimeZoneString":
 			if !regexp.MustCompile(`^[!-~]+$`).MatchString(val) {
-				return fmt.Sprintf("header TimeZoneString: want a zone name such as Europe/Paris, found %q", clipS(val))
+				return fmt.Sprintf("header TimeZoneString: want a zone name such as Europe/Paris, found %q", clipS(val)), valAt
 			}
 			h.TimeZoneString = val
 		}
-		return ""
+		return "", -1
 	}
-	if len(fields) != 18 {
-		return fmt.Sprintf("expected 18 fields, found %d", len(fields))
+	if len(fields) < 18 {
+		return fmt.Sprintf("expected 18 fields, found %d", len(fields)), spans[len(spans)-1][1]
+	}
+	if len(fields) > 18 {
+		return fmt.Sprintf("expected 18 fields, found %d", len(fields)), spans[18][0]
 	}
 	var v [18]float64
 	for k, f := range fields {
 		x, err := strconv.ParseFloat(f, 64)
 		if !refNumber.MatchString(f) || err != nil && !errors.Is(err, strconv.ErrRange) {
-			return fmt.Sprintf("field %d (%s) is not a number: %q", k+1, fieldNames[k], clip([]byte(f)))
+			return fmt.Sprintf("field %d (%s) is not a number: %q", k+1, fieldNames[k], clip([]byte(f))), spans[k][0]
 		}
 		if math.IsInf(x, 0) {
-			return fmt.Sprintf("field %d (%s) is out of range: %q", k+1, fieldNames[k], clip([]byte(f)))
+			return fmt.Sprintf("field %d (%s) is out of range: %q", k+1, fieldNames[k], clip([]byte(f))), spans[k][0]
 		}
 		v[k] = x
 	}
@@ -390,19 +447,22 @@ func refLine(tr *Trace, ln string, n int, isBlank func(rune) bool) string {
 			lim = 1 << 53
 		}
 		if v[k] != math.Trunc(v[k]) || math.Abs(v[k]) > lim {
-			return fmt.Sprintf("field %d (%s) is not an integer in range: %q", k+1, fieldNames[k], clip([]byte(fields[k])))
+			return fmt.Sprintf("field %d (%s) is not an integer in range: %q", k+1, fieldNames[k], clip([]byte(fields[k]))), spans[k][0]
 		}
 	}
 	for _, k := range []int{1, 3, 8} {
 		if v[k] > 1e10 {
-			return fmt.Sprintf("field %d (%s) is out of range: %q s is more than pwrc's limit of 1e10 s (317 years)", k+1, fieldNames[k], clip([]byte(fields[k])))
+			return fmt.Sprintf("field %d (%s) is out of range: %q s is more than pwrc's limit of 1e10 s (317 years)", k+1, fieldNames[k], clip([]byte(fields[k]))), spans[k][0]
 		}
 	}
 	tr.Records = append(tr.Records, Record{ID: int64(v[0]), Submit: v[1], Wait: v[2], Runtime: v[3],
 		AllocProcs: int(v[4]), ReqProcs: int(v[7]), ReqTime: v[8], Status: int(v[10]), User: int(v[11]),
 		Group: int(v[12]), Queue: int(v[14]), Partition: int(v[15]), Line: n})
-	return ""
+	return "", -1
 }
+
+// refField matches a field of a line, for the offsets refLine reports.
+var refField = regexp.MustCompile("[^ \t\r\v\f]+")
 
 // sameTrace compares two reading outcomes, treating nil and empty slices
 // alike. Records compare with ==, so 0 and -0 are equal.
@@ -679,7 +739,7 @@ func TestPipelineStopsOnError(t *testing.T) {
 	for range 3 {
 		g := &gateReader{data: data}
 		_, err := readSWF("g.swf.gz", g, ReadOptions{}, readConfig{chunk: chunk, pipeline: true})
-		if err == nil || !strings.Contains(err.Error(), "g.swf.gz:2: expected 18 fields") {
+		if err == nil || !strings.Contains(err.Error(), "g.swf.gz:2:6: expected 18 fields") {
 			t.Fatalf("error %v", err)
 		}
 		if n := g.inRead.Load(); n > 0 {

@@ -41,26 +41,41 @@ const (
 	synthStream  = 0x9e3779b97f4a7c15 // PCG stream; any fixed value
 )
 
-// Validate reports why s cannot be generated, or nil.
+// FieldError is a field of a synthetic workload out of its range.
+type FieldError struct {
+	Field string // as a scenario names it: jobs, nodes (the machine's), load, unit, runtime
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "synthetic workload: " + e.Msg }
+
+// Validate reports why s cannot be generated, or nil: a *FieldError per
+// field out of range, joined.
 func (s Synthetic) Validate() error {
 	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
 	if s.Jobs <= 0 {
-		errs = append(errs, fmt.Errorf("synthetic workload: jobs must be > 0, got %d", s.Jobs))
+		bad("jobs", "jobs must be > 0, got %d", s.Jobs)
 	}
 	if s.Nodes <= 0 || s.Nodes > math.MaxInt32 {
-		errs = append(errs, fmt.Errorf("synthetic workload: nodes must be in 1..%d, got %d", math.MaxInt32, s.Nodes))
+		bad("nodes", "nodes must be in 1..%d, got %d", math.MaxInt32, s.Nodes)
 	}
 	if !(s.Load > 0) || math.IsInf(s.Load, 0) {
-		errs = append(errs, fmt.Errorf("synthetic workload: load must be a positive number, got %g", s.Load))
+		bad("load", "load must be a positive number, got %g", s.Load)
 	}
 	if s.Unit < 0 || s.Unit > 1 && s.Nodes > 0 && s.Unit > s.Nodes {
-		errs = append(errs, fmt.Errorf("synthetic workload: unit must be in 0..%d nodes (the machine), got %d", s.Nodes, s.Unit))
+		bad("unit", "unit must be in 0..%d nodes (the machine), got %d", s.Nodes, s.Unit)
 	}
-	if !(s.MeanRuntime == 0 || s.MeanRuntime >= 1 && s.MeanRuntime <= 1e9) {
-		errs = append(errs, fmt.Errorf("synthetic workload: mean run time must be 0 (default) or 1..1e9 s, got %g", s.MeanRuntime))
+	if !(s.MeanRuntime == 0 || s.MeanRuntime >= 1 && s.MeanRuntime <= MaxMeanRuntime) {
+		bad("runtime", "mean run time must be 0 (default) or 1..1e9 s, got %g", s.MeanRuntime)
 	}
 	return errors.Join(errs...)
 }
+
+// MaxMeanRuntime bounds a synthetic workload's mean run time, s.
+const MaxMeanRuntime = 1e9
 
 // Generate returns s.Jobs jobs (nil if s is invalid; Validate says why),
 // sorted by submit time, with IDs 1..n, integer-second times, the first
