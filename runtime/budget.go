@@ -249,11 +249,10 @@ func (s *sim) firstWaiting() (int32, int) {
 	return -1, -1
 }
 
-// knapsackSelect starts the best subset of the window (Zhou's Problem 1
-// with a node constraint) and returns how many jobs started, the first
-// queue position started (scan mode), and whether the window was full.
-func (s *sim) knapsackSelect(free *int) (int, int, bool) {
-	bp := &s.bp
+// knapsack starts the best subset of the window (Zhou's Problem 1 with a
+// node constraint) and returns how many jobs started, the first queue
+// position started (scan mode), and whether the window was full.
+func (bp *budgetPass) knapsack(s *sim, free *int) (int, int, bool) {
 	items, jobs := bp.items[:0], bp.jobs[:0]
 	room := s.headroom()
 	seen := 0
@@ -294,4 +293,27 @@ window:
 		*free -= items[c].Nodes
 	}
 	return len(bp.chosen), first, full
+}
+
+// held is the budgeted pass's first test, made before a dynamic
+// order is re-sorted: the budget applies and its headroom is below the
+// lightest job, so the pass ends at once, as its bounded part would end it. A
+// budget's while rule that fails here is left to fail where it always
+// has, after the sort.
+func (st *budgetStage) held(s *sim) (held bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(*EvalError); !ok {
+				panic(r)
+			}
+			held = false
+		}
+	}()
+	if !s.bud.active(s) || s.headroom() >= s.bp.minWeight {
+		return false
+	}
+	s.bud.on = true
+	s.env.System.Budget = s.budget
+	s.blocked, s.bp.idle = true, false
+	return true
 }

@@ -274,7 +274,7 @@ func (c *capacity) held(s *sim) int {
 }
 
 // widestQueued is the widest waiting job (0 for an empty queue).
-func (s *sim) widestQueued() int {
+func (*capacity) widestQueued(s *sim) int {
 	w := 0
 	if s.indexed() {
 		for _, j := range s.q.ix.waiting(nil) {
@@ -326,7 +326,7 @@ func (c *capacity) before(s *sim, from, to int) {
 // after runs after the instant's pass: two-level lowering, and the
 // timeline.
 func (c *capacity) after(s *sim) {
-	if c.a.Kind == ActiveTwoLevel && c.active == c.u && c.low < c.u && c.held(s) <= c.low && s.widestQueued() <= c.low {
+	if c.a.Kind == ActiveTwoLevel && c.active == c.u && c.low < c.u && c.held(s) <= c.low && c.widestQueued(s) <= c.low {
 		c.set(s, c.low)
 	}
 	if c.active != c.at0 {
@@ -429,7 +429,7 @@ func (c *capacity) applyEvent(s *sim, e event) {
 // decide is one online decision on the state after the instant's ends and
 // arrivals: the level it chooses.
 func (c *capacity) decide(s *sim) int {
-	lower := max(s.widestQueued(), c.held(s))
+	lower := max(c.widestQueued(s), c.held(s))
 	c.decisions++
 	rec := decisionRecord{T: s.now, Lower: lower}
 	var chosen int

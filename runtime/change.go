@@ -3,6 +3,8 @@ package runtime
 import (
 	"math"
 	"sort"
+
+	"github.com/pwrc/pwrc/runtime/tariff"
 )
 
 // When conditions change. A condition that reads the clock, the tariff or
@@ -29,10 +31,10 @@ func (s *sim) nextChange(e *Expr) float64 {
 		t = min(t, s.led.NextCarbon())
 	}
 	if e.Deps&DepNow != 0 {
-		t = min(t, s.nextHour())
+		t = min(t, nextHour(s.clock, s.now))
 	}
 	for _, c := range e.Clock {
-		t = min(t, s.edgeAt(c))
+		t = min(t, edgeAt(s.clock, s.now, s.firstT, c))
 	}
 	return t
 }
@@ -40,12 +42,12 @@ func (s *sim) nextChange(e *Expr) float64 {
 // nextHour is the next top of a local hour after now, or the next change
 // of the local zone's offset if that comes first (a clock that goes back
 // or jumps ahead changes now.hour and now.weekday there).
-func (s *sim) nextHour() float64 {
-	w := s.clock.Time(s.now)
+func nextHour(clock tariff.Clock, now float64) float64 {
+	w := clock.Time(now)
 	into := float64(w.Minute()*60+w.Second()) + float64(w.Nanosecond())/1e9
-	t := s.now + 3600 - into
+	t := now + 3600 - into
 	if _, end := w.ZoneBounds(); !end.IsZero() {
-		if z := s.clock.Sim(end); z > s.now && z < t {
+		if z := clock.Sim(end); z > now && z < t {
 			t = z
 		}
 	}
@@ -72,7 +74,7 @@ func (c ClockEdge) passes(x float64) bool {
 // rule environment's value of the field does, to the engine's resolution
 // (whole seconds for now.hour, as the environment reads the local clock;
 // float64 seconds for the others).
-func (s *sim) edgeAt(c ClockEdge) float64 {
+func edgeAt(clock tariff.Clock, now, firstT float64, c ClockEdge) float64 {
 	switch c.Field {
 	case ClockHour:
 		// now.hour rises through the local day in whole seconds: the
@@ -81,25 +83,25 @@ func (s *sim) edgeAt(c ClockEdge) float64 {
 		if k == 86400 {
 			return math.Inf(1) // (24 or more: never)
 		}
-		w := s.clock.Time(s.now)
+		w := clock.Time(now)
 		tod := w.Hour()*3600 + w.Minute()*60 + w.Second()
 		d := float64(k-tod) - float64(w.Nanosecond())/1e9
 		if d <= 0 {
 			d += 86400
 		}
-		t := s.now + d
+		t := now + d
 		// A change of the zone's offset before then moves the local
 		// clock: wake there and count again.
 		if _, end := w.ZoneBounds(); !end.IsZero() {
-			if z := s.clock.Sim(end); z > s.now && z < t {
+			if z := clock.Sim(end); z > now && z < t {
 				return z
 			}
 		}
 		return t
 	case ClockSeconds:
-		return firstPassing(s.now, c, c.Value, func(t float64) float64 { return t })
+		return firstPassing(now, c, c.Value, func(t float64) float64 { return t })
 	case ClockDay:
-		return firstPassing(s.now, c, s.firstT+c.Value*86400, func(t float64) float64 { return (t - s.firstT) / 86400 })
+		return firstPassing(now, c, firstT+c.Value*86400, func(t float64) float64 { return (t - firstT) / 86400 })
 	}
 	return math.Inf(1)
 }

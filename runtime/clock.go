@@ -68,10 +68,10 @@ func (c *clockStage) change(s *sim) float64 {
 		w = min(w, s.led.NextCarbon())
 	}
 	if c.hours {
-		w = min(w, s.nextHour())
+		w = min(w, nextHour(s.clock, s.now))
 	}
 	for _, e := range c.edges {
-		w = min(w, s.edgeAt(e))
+		w = min(w, edgeAt(s.clock, s.now, s.firstT, e))
 	}
 	return w
 }

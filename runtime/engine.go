@@ -363,7 +363,7 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		s.bp.staticWeights(s)
 	}
 	s.peakIdx = peakIndex(tar)
-	s.initPrice()
+	s.initPrice(s.jobs, &s.env, &s.now)
 	s.deps = pol.passDeps()
 	if pol.Priority != nil && !pol.Priority.Deps.Dynamic() {
 		s.prio = make([]float64, n)
@@ -394,12 +394,12 @@ func simulate(jobs []workload.Job, m *Machine, nodes int, pol *Policy, pw []floa
 		return nil, err
 	}
 	s.now = t0
-	if err := s.newStages(); err != nil {
+	if err := newStages(s); err != nil {
 		return nil, err
 	}
-	s.led = s.newLedger(tar, s.carbon, s.bill, t0)
+	s.led = s.newLedger(s.model, s.clock, tar, s.carbon, s.bill, t0)
 	for _, b := range s.twins {
-		b.led = s.newLedger(b.tar, b.carbon, b.bill, t0)
+		b.led = s.newLedger(s.model, s.clock, b.tar, b.carbon, b.bill, t0)
 	}
 	s.sample = ledger.Sample{Power: make([]float64, len(s.model.Components())),
 		On: s.cnt.LevelsOn, BusyAt: s.cnt.BusyAt, JobWAt: s.cnt.JobWAt}
@@ -672,10 +672,10 @@ func peakIndex(tar tariff.Tariff) int {
 
 // newLedger is the run's accounting under a tariff, a carbon intensity
 // and a bill (see withBill), from t0.
-func (s *sim) newLedger(tar, carbon tariff.Tariff, bill *Contract, t0 float64) *ledger.Ledger {
+func (a *accounting) newLedger(model *machine.Model, clock tariff.Clock, tar, carbon tariff.Tariff, bill *Contract, t0 float64) *ledger.Ledger {
 	return ledger.New(ledger.Options{
-		Components: len(s.model.Components()), Levels: len(s.machine.Levels), PStates: s.model.PStates(),
-		Tariff: tar, Clock: s.clock, Windowed: s.windowed, From: s.accFrom, To: s.accTo,
+		Components: len(model.Components()), Levels: len(model.Spec().Levels), PStates: model.PStates(),
+		Tariff: tar, Clock: clock, Windowed: a.windowed, From: a.accFrom, To: a.accTo,
 		Carbon: carbon, Meter: meterOf(bill),
 	}, t0)
 }

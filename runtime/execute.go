@@ -618,7 +618,7 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 	res.Metrics.Capped = info.Clean.RuntimeCapped
 	res.Metrics.Currency = run.Contract.Currency
 	if len(jobs) > 0 {
-		from, to := s.span()
+		from, to := rec.span()
 		note, err := priceCoverage(&run.Contract, clock, s.tar, from, to)
 		if err != nil {
 			res.Err = err // the run is named wherever its error is shown

@@ -208,7 +208,7 @@ func (st *streamState) pull(s *sim) error {
 	}
 	if ended {
 		s.stream.feed = nil
-		s.initPrice() // (price.mean is over every submission)
+		s.initPrice(s.jobs, &s.env, &s.now) // (price.mean is over every submission)
 	}
 	return nil
 }

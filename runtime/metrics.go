@@ -227,14 +227,15 @@ type runRecord struct {
 	caps      *capStage
 	capa      *capacity
 	defers    *deferStage
-	keepWeeks bool // --series: Lawson's weeks too
+	keepWeeks bool    // --series: Lawson's weeks too
+	until     float64 // when the run ended (the last instant simulated)
 }
 
 // record is the run as its figures read it (see runRecord).
 func (s *sim) record() *runRecord {
 	return &runRecord{jobTable: s.jobTable, accounting: &s.accounting, pol: s.pol, machine: s.machine, model: s.model,
 		nodes: s.nodes, firstT: s.firstT, clock: s.clock, budget: s.budget,
-		caps: s.caps, capa: s.capa, defers: s.defers, keepWeeks: s.keepStates}
+		caps: s.caps, capa: s.capa, defers: s.defers, keepWeeks: s.keepStates, until: s.now}
 }
 
 func (r *runRecord) metrics() Metrics {

@@ -254,7 +254,7 @@ func (s *sim) pass() bool {
 		s.setPassEnv()
 	}
 	capped := s.caps != nil && s.caps.constrains(s)
-	if s.dynamicOrder() && !capped && s.pol.Budget != nil && s.budgetHeld() {
+	if s.dynamicOrder() && !capped && s.pol.Budget != nil && s.bud.held(s) {
 		return false // (before re-sorting the queue for nothing)
 	}
 	if s.dynamicOrder() {
@@ -293,7 +293,7 @@ func (s *sim) pass() bool {
 	head, headAt, first, heads := int32(-1), -1, -1, 0
 	full := true                                                    // the knapsack's window is full
 	if bounded && s.pol.Select == SelectKnapsack && s.caps == nil { // (check refuses a knapsack under a powercap)
-		heads, first, full = s.knapsackSelect(&free)
+		heads, first, full = s.bp.knapsack(s, &free)
 		head, headAt = s.firstWaiting()
 	} else {
 	loop:
@@ -379,29 +379,6 @@ func (s *sim) pass() bool {
 	}
 	s.markScanned()
 	return heads+backfilled > 0
-}
-
-// budgetHeld is the budgeted pass's first test, made before a dynamic
-// order is re-sorted: the budget applies and its headroom is below the
-// lightest job, so the pass ends at once, as its bounded part would end it. A
-// budget's while rule that fails here is left to fail where it always
-// has, after the sort.
-func (s *sim) budgetHeld() (held bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(*EvalError); !ok {
-				panic(r)
-			}
-			held = false
-		}
-	}()
-	if !s.bud.active(s) || s.headroom() >= s.bp.minWeight {
-		return false
-	}
-	s.bud.on = true
-	s.env.System.Budget = s.budget
-	s.blocked, s.bp.idle = true, false
-	return true
 }
 
 // incremental reports whether this pass may look at new arrivals only.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // maxPastWindow bounds the window of price.mean_past: 10 years.
@@ -18,40 +19,40 @@ const maxPastWindow = 3650 * 86400.0
 // in advance, hence an oracle, but the same for every policy), and
 // price.mean_past(w), the mean over the last w seconds, which a real
 // scheduler can know.
-func (s *sim) initPrice() {
-	s.priceMean = math.NaN()
-	if len(s.jobs) > 0 {
+func (a *accounting) initPrice(jobs []workload.Job, env *Env, now *float64) {
+	a.priceMean = math.NaN()
+	if len(jobs) > 0 {
 		first, last := math.Inf(1), math.Inf(-1)
-		for i := range s.jobs {
-			first = min(first, s.jobs[i].Submit)
-			last = max(last, s.jobs[i].Submit)
+		for i := range jobs {
+			first = min(first, jobs[i].Submit)
+			last = max(last, jobs[i].Submit)
 		}
-		s.priceMean = tariff.Mean(s.tar, first, last)
-		if s.carbon != nil {
-			s.env.Carbon.Mean = tariff.Mean(s.carbon, first, last)
+		a.priceMean = tariff.Mean(a.tar, first, last)
+		if a.carbon != nil {
+			env.Carbon.Mean = tariff.Mean(a.carbon, first, last)
 		}
 	}
-	s.env.Price.MeanPast = s.meanPast()
+	env.Price.MeanPast = a.meanPast(now)
 }
 
 // meanPast returns price.mean_past for this run: the mean price over
 // [now − w, now], or from the start of an hourly series if that is later
 // (at or before it, the price now). The last answer is kept, since a rule
 // asks the same for every waiting job of a pass.
-func (s *sim) meanPast() func(float64) float64 {
-	in := tariff.NewIntegrator(s.tar)
-	known, _ := s.tar.Span()
+func (a *accounting) meanPast(now *float64) func(float64) float64 {
+	in := tariff.NewIntegrator(a.tar)
+	known, _ := a.tar.Span()
 	lastT, lastW, lastV := math.NaN(), math.NaN(), 0.0
 	return func(w float64) float64 {
 		if !(w > 0 && w <= maxPastWindow) {
 			panic(fmt.Errorf("price.mean_past(%v): the window must be more than 0 s and at most 10 years (%.0f s)", w, maxPastWindow))
 		}
-		t := s.now
+		t := *now
 		if t == lastT && w == lastW {
 			return lastV
 		}
-		a := max(t-w, known)
-		v := in.Mean(min(a, t), t)
+		from := max(t-w, known)
+		v := in.Mean(min(from, t), t)
 		lastT, lastW, lastV = t, w, v
 		return v
 	}
@@ -104,13 +105,13 @@ func oracleNotes(p *Policy) []string {
 }
 
 // span returns the sim times the run was simulated over: from the first
-// submission (or the accounting window's start, if earlier) to the end.
-func (s *sim) span() (float64, float64) {
-	from := s.firstT
-	if s.windowed && s.accFrom < from {
-		from = s.accFrom
+// submission (or the accounting window's start, if earlier) to its end.
+func (r *runRecord) span() (float64, float64) {
+	from := r.firstT
+	if r.windowed && r.accFrom < from {
+		from = r.accFrom
 	}
-	return from, s.now
+	return from, r.until
 }
 
 // seriesRef says which hourly series of a contract a coverage check is

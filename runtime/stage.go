@@ -93,8 +93,8 @@ func stageAllowances(p *Policy) allowances {
 	return a
 }
 
-// newStages builds the run's stages, in stageKinds' order.
-func (s *sim) newStages() error {
+// newStages builds run s's stages, in stageKinds' order.
+func newStages(s *sim) error {
 	for i := range stageKinds {
 		k := &stageKinds[i]
 		if !k.has(s.pol) {
