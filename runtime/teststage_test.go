@@ -1,0 +1,70 @@
+package runtime
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
+)
+
+// A stage written only here, in a test, with a timeline of its own: a
+// maintenance pause during which no job starts. It proves the stage
+// protocol: the engine knows nothing of it, yet the stage is woken at
+// both ends of its pause (nothing else happens there), holds the passes
+// in between, and lets held jobs start at the instant it ends.
+type pauseStage struct {
+	nop
+	from, to float64
+	woken    []float64 // the instants it was called at, for the test
+}
+
+func (p *pauseStage) wake(s *sim) float64 {
+	switch {
+	case s.now < p.from:
+		return p.from
+	case s.now < p.to:
+		return p.to
+	}
+	return math.Inf(1)
+}
+
+func (p *pauseStage) before(s *sim, _, _ int) {
+	if s.now == p.from || s.now == p.to {
+		p.woken = append(p.woken, s.now)
+	}
+}
+
+func (p *pauseStage) gate(s *sim, _ bool) bool { return s.now < p.from || s.now >= p.to }
+
+// withStage adds a stage to a run, before the policy's own.
+func withStage(st stage) simOption { return func(s *sim) { s.stages = append(s.stages, st) } }
+
+func TestStageWrittenInATest(t *testing.T) {
+	// Four nodes; jobs of 100 s submitted every 300 s; the pause holds
+	// [1000, 2000): jobs submitted in it wait for its end.
+	var jobs []workload.Job
+	for i := range 10 {
+		jobs = append(jobs, workload.Job{ID: int64(i + 1), Submit: float64(i) * 300, Runtime: 100, Walltime: 100, Nodes: 1, Procs: 1})
+	}
+	m := testMachine(4)
+	for _, pol := range []Policy{{Name: "fcfs"}, {Name: "easy", Backfill: EASY}, {Name: "easy_off", Backfill: EASY, Shutdown: &Shutdown{After: 60}}} {
+		p := &pauseStage{from: 1000, to: 2000}
+		s, err := simulate(jobs, &m, 4, &pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), withStage(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, j := range jobs {
+			want := j.Submit
+			if want >= p.from && want < p.to {
+				want = p.to
+			}
+			if s.start[i] != want {
+				t.Errorf("%s: job %d submitted at %g started at %g, want %g", pol.Name, j.ID, j.Submit, s.start[i], want)
+			}
+		}
+		if len(p.woken) != 2 || p.woken[0] != p.from || p.woken[1] != p.to {
+			t.Errorf("%s: the stage acted at %v, want at both ends of its pause", pol.Name, p.woken)
+		}
+	}
+}
