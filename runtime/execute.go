@@ -85,8 +85,9 @@ type JobRecord struct {
 	End      float64
 	Nodes    int
 	Procs    int
-	Walltime float64
+	Walltime float64 // the time it requested, at its pstate (stretched as its run time is)
 	Alloc    int     // nodes allocated (Nodes rounded up to the contiguous unit)
+	Killed   bool    // a powercap killed it (running kill) at End
 	Power    float64 // W drawn while running: working nodes plus the idle rest of the allocation
 	// NodeList is the nodes the job held, as ranges ("0-15,32"); PState
 	// the pstate it ran at (0: the highest) and Freq its frequency in Hz
@@ -651,8 +652,14 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 	if o.KeepJobs {
 		res.Jobs = make([]JobRecord, len(jobs))
 		for i, j := range jobs {
+			// The walltime the engine used: the requested time at the
+			// job's pstate, as its run time is (the two stretch alike).
+			wt := j.Walltime
+			if p := s.pstate[i]; p > 0 {
+				wt *= s.stretch[p]
+			}
 			r := JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
-				Procs: j.Procs, Walltime: j.Walltime, Alloc: int(s.alloc[i]), Power: s.jw[i],
+				Procs: j.Procs, Walltime: wt, Alloc: int(s.alloc[i]), Power: s.jw[i], Killed: s.caps != nil && s.caps.gone[i],
 				User: int(j.User), Group: int(j.Group), Queue: int(j.Queue), Partition: int(j.Partition), PState: int(s.pstate[i])}
 			if s.held != nil {
 				r.NodeList = s.held[i]

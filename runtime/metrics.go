@@ -38,18 +38,20 @@ type Metrics struct {
 	// The same for the cost of the energy running jobs draw (their nodes,
 	// with the idle rest of contiguous allocations), without idle nodes or
 	// infrastructure: the cost Zhou et al. report.
-	JobSaving     float64
-	JobSavingPct  float64
-	WaitMean      float64
-	WaitQ25       float64
-	WaitQ50       float64
-	WaitQ75       float64
-	WaitQ90       float64
-	WaitQ99       float64
-	WaitMax       float64
-	BsldMean      float64 // mean bounded slowdown, τ = 10 s
-	BusyNodeHours float64 // node-hours allocated to jobs
-	WorkNodeHours float64 // node-hours jobs asked for (less than busy with contiguous allocation)
+	JobSaving    float64
+	JobSavingPct float64
+	WaitMean     float64
+	WaitQ25      float64
+	WaitQ50      float64
+	WaitQ75      float64
+	WaitQ90      float64
+	WaitQ99      float64
+	WaitMax      float64
+	BsldMean     float64 // mean bounded slowdown, τ = 10 s, over the time each job ran
+	// TurnaroundMean is the mean response time, end − submit, s.
+	TurnaroundMean float64
+	BusyNodeHours  float64 // node-hours allocated to jobs
+	WorkNodeHours  float64 // node-hours jobs asked for (less than busy with contiguous allocation)
 
 	PowerMean    float64 // W, everything, over the run
 	JobPowerMean float64 // W drawn by running jobs, over the run
@@ -326,28 +328,29 @@ func (r *runRecord) metrics() Metrics {
 	}()
 	r.lawsonMetrics(&m)
 	<-done
-	m.WaitMean, m.BsldMean = w.mean, w.bsld
+	m.WaitMean, m.BsldMean, m.TurnaroundMean = w.mean, w.bsld, w.turnaround
 	m.WaitQ25, m.WaitQ50, m.WaitQ75, m.WaitQ90, m.WaitQ99, m.WaitMax = w.q[0], w.q[1], w.q[2], w.q[3], w.q[4], w.max
 	return m
 }
 
 type waitStats struct {
-	mean, bsld, max float64
-	q               [5]float64 // quantiles 0.25, 0.5, 0.75, 0.9, 0.99
+	mean, bsld, max, turnaround float64
+	q                           [5]float64 // quantiles 0.25, 0.5, 0.75, 0.9, 0.99
 }
 
 func (r *runRecord) waitStats() waitStats {
 	waits := make([]float64, len(r.jobs))
-	var sumWait, sumBsld float64
+	var sumWait, sumBsld, sumTurn float64
 	for i := range r.jobs {
 		w := r.start[i] - r.jobs[i].Submit
 		waits[i] = w
 		sumWait += w
-		run := r.jobs[i].Runtime
+		run := r.end[i] - r.start[i] // (its run time at its pstate, or until a cap killed it)
 		sumBsld += max(1, (w+run)/max(bsldTau, run))
+		sumTurn += r.end[i] - r.jobs[i].Submit
 	}
 	n := float64(len(waits))
-	st := waitStats{mean: sumWait / n, bsld: sumBsld / n}
+	st := waitStats{mean: sumWait / n, bsld: sumBsld / n, turnaround: sumTurn / n}
 	qs := selectQuantiles(waits, []float64{0.25, 0.50, 0.75, 0.90, 0.99, 1})
 	copy(st.q[:], qs)
 	st.max = qs[5]

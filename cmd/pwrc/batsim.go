@@ -47,20 +47,21 @@ func batsimResources(nodeList string) string { return strings.ReplaceAll(nodeLis
 
 // batsimJob is what Batsim's files say of one job, derived once for the
 // jobs file and the schedule's aggregates. A job that ran for at least the
-// time it requested reached its walltime (the trace's run time was capped
-// there, or it was exactly that long): in Batsim it is killed,
-// COMPLETED_WALLTIME_REACHED with success 0; every other job is
-// COMPLETED_SUCCESSFULLY with success 1 (pwrc rejects no job: one that can
-// never start fails the run).
+// time it requested — at its pstate, where both stretch alike — reached
+// its walltime (the trace's run time was capped there, or it was exactly
+// that long): in Batsim it is killed, COMPLETED_WALLTIME_REACHED with
+// success 0; a job a powercap killed is COMPLETED_KILLED with success 0;
+// every other job is COMPLETED_SUCCESSFULLY with success 1 (pwrc rejects
+// no job: one that can never start fails the run).
 type batsimJob struct {
 	exec, wait, turnaround, stretch, energy float64
-	success                                 bool
+	success, killed                         bool
 }
 
 func batsimJobOf(j *pwrt.JobRecord) batsimJob {
 	exec := j.End - j.Start
 	return batsimJob{exec: exec, wait: j.Start - j.Submit, turnaround: j.End - j.Submit, stretch: (j.End - j.Submit) / exec,
-		energy: j.Power * exec, success: exec < j.Walltime}
+		energy: j.Power * exec, success: exec < j.Walltime && !j.Killed, killed: j.Killed}
 }
 
 // writeBatsimJobs writes a run's jobs in Batsim's jobs.csv layout.
@@ -73,7 +74,10 @@ func writeBatsimJobs(b *bytes.Buffer, workload string, jobs []pwrt.JobRecord) {
 		j := &jobs[i]
 		bj := batsimJobOf(j)
 		success, state := "1", "COMPLETED_SUCCESSFULLY"
-		if !bj.success {
+		switch {
+		case bj.killed:
+			success, state = "0", "COMPLETED_KILLED"
+		case !bj.success:
 			success, state = "0", "COMPLETED_WALLTIME_REACHED"
 		}
 		row = append(row[:0], strconv.FormatInt(j.ID, 10), workload, batsimProfile, f(j.Submit), strconv.Itoa(j.Nodes),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
 // batsimDocumentedJobs are the columns of Batsim's jobs.csv, in order, as
@@ -387,4 +390,31 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A job's Batsim state follows what it did: done before its walltime (at
+// its pstate: a stretched job's walltime stretches too), ran into it, or
+// killed by a powercap.
+func TestBatsimJobStates(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		j       pwrt.JobRecord
+		success bool
+		killed  bool
+	}{
+		{"done in time", pwrt.JobRecord{Start: 0, End: 90, Walltime: 100}, true, false},
+		{"stretched, done in its stretched walltime", pwrt.JobRecord{Start: 0, End: 140, Walltime: 150, PState: 2}, true, false},
+		{"ran into its walltime", pwrt.JobRecord{Start: 0, End: 100, Walltime: 100}, false, false},
+		{"killed by a cap", pwrt.JobRecord{Start: 0, End: 30, Walltime: 100, Killed: true}, false, true},
+	} {
+		bj := batsimJobOf(&c.j)
+		if bj.success != c.success || bj.killed != c.killed {
+			t.Errorf("%s: success %v killed %v, want %v %v", c.name, bj.success, bj.killed, c.success, c.killed)
+		}
+	}
+	var b bytes.Buffer
+	writeBatsimJobs(&b, "w", []pwrt.JobRecord{{ID: 1, Start: 0, End: 30, Walltime: 100, Killed: true}})
+	if !strings.Contains(b.String(), ",0,COMPLETED_KILLED,") {
+		t.Errorf("a killed job's row: %s", b.String())
+	}
 }

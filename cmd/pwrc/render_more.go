@@ -41,6 +41,7 @@ var moreMetrics = map[string]moreMetric{
 	"utilization_hours":   {0, func(m *pwrt.Metrics) (float64, bool) { return m.UtilizationHours, m.HasBill }},
 	"energy_overrun":      {2, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyOverrun / 3.6e9, m.HasBill }},
 	"co2":                 {2, func(m *pwrt.Metrics) (float64, bool) { return m.CO2 / 1e6, m.HasCarbon }},
+	"turnaround":          {1, func(m *pwrt.Metrics) (float64, bool) { return m.TurnaroundMean / 3600, m.Jobs > 0 }},
 	"mean_price":          {4, theory(func(t *pwrt.Theory) float64 { return t.MeanPrice })},
 	"oracle_best":         {4, theory(func(t *pwrt.Theory) float64 { return t.Best })},
 	"oracle_worst":        {4, theory(func(t *pwrt.Theory) float64 { return t.Worst })},
@@ -158,6 +159,9 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 	if m.HasCarbon {
 		out["co2_t"] = m.CO2 / 1e6
 	}
+	if m.Jobs > 0 {
+		out["turnaround_mean_h"] = m.TurnaroundMean / 3600
+	}
 	if m.HasTheory {
 		t := &m.Theory
 		out["mean_price"], out["oracle_best_price"], out["oracle_worst_price"] = t.MeanPrice, t.Best, t.Worst
@@ -200,6 +204,7 @@ func moreFromMap(mm map[string]any, m *pwrt.Metrics) {
 	if _, ok := f("co2_t"); ok {
 		m.HasCarbon, m.CO2 = true, g("co2_t")*1e6
 	}
+	m.TurnaroundMean = g("turnaround_mean_h") * 3600
 	if _, ok := f("mean_price"); ok {
 		t := &m.Theory
 		m.HasTheory, t.MeanPrice, t.Best, t.Worst = true, g("mean_price"), g("oracle_best_price"), g("oracle_worst_price")
