@@ -290,6 +290,7 @@ func compareWithBaselines(p *Plan, res []*Result) {
 			r.Metrics.InversePairs = inversePairs(b.starts, b.order(), r.starts)
 			r.Metrics.HasInversePairs, b.Metrics.HasInversePairs = true, true
 		}
+		r.Metrics.SavingAgainst = b.Run.Name
 		r.Metrics.Saving = b.Metrics.Cost - r.Metrics.Cost
 		if b.Metrics.Cost != 0 {
 			r.Metrics.SavingPct = 100 * r.Metrics.Saving / b.Metrics.Cost
@@ -608,6 +609,10 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 	}
 	rec := s.record()
 	res.Metrics = rec.metrics()
+	if res.Metrics.Jobs > 0 {
+		res.Metrics.AccountFromLocal = clock.Time(res.Metrics.AccountFrom).Format(time.RFC3339)
+		res.Metrics.AccountToLocal = clock.Time(res.Metrics.AccountTo).Format(time.RFC3339)
+	}
 	for _, sla := range run.SLAs {
 		res.Metrics.SLAViolationsAt = append(res.Metrics.SLAViolationsAt, SLAShares{SLA: sla, Share: rec.slaViolations(sla)})
 	}

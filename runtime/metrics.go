@@ -21,6 +21,12 @@ type Metrics struct {
 	// to last end) unless the experiment gives an `account` window.
 	AccountFrom, AccountTo float64
 	Windowed               bool
+	// The accounted span as local times (RFC 3339, with the zone's
+	// offset), on the run's clock.
+	AccountFromLocal, AccountToLocal string
+	// SavingAgainst names the run its saving (and inverse pairs) were
+	// computed against, when it has a baseline.
+	SavingAgainst string
 	Nodes                  int
 	Energy                 float64 // total, J
 	// Components name the entries of EnergyBy and CostBy: busy, idle,

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -211,7 +212,12 @@ type manifestBack struct {
 		Name       string            `json:"name"`
 		Experiment string            `json:"experiment"`
 		Params     map[string]string `json:"params"`
-		Error      string            `json:"error"`
+		Baseline   string            `json:"baseline"`
+		Account    *struct {
+			From, To string
+			Measure  bool
+		} `json:"account"`
+		Error string `json:"error"`
 	} `json:"runs"`
 	Files []struct {
 		Name   string `json:"name"`
@@ -456,5 +462,89 @@ func TestInterruptBeforeStart(t *testing.T) {
 	}
 	if _, err := os.Stat(jobs); err == nil {
 		t.Error("run created --jobs after the interrupt")
+	}
+}
+
+// Provenance: the JSON says over which window each run was accounted and
+// against which run its saving was computed, and the manifest says the
+// same of the plan; a saved run directory reads them back.
+func TestProvenance(t *testing.T) {
+	scen := writeScenario(t, "prov.pwr", `
+import "std/policies"
+machine m { nodes 32; power { off 5 W; idle 60 W; busy 250 W } }
+contract flat { flat 0.10 EUR/kWh }
+experiment own {
+  workload synthetic { jobs 300; load 50%; seed 2 }
+  machine m
+  contract flat
+  policy [easy, easy_shutdown]
+  baseline policy = easy
+}
+experiment window {
+  workload synthetic { jobs 300; load 50%; seed 2 }
+  machine m
+  contract flat
+  policy easy_shutdown
+  account "1970-01-02" .. "1970-01-09"
+}
+`)
+	dir := t.TempDir()
+	out, errOut, code := pwrc(t, "run", scen, "--format", "json", "--jobs", dir)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]any{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if name, ok := x["run"].(string); ok {
+				got[x["experiment"].(string)+"/"+name], _ = x["metrics"].(map[string]any)
+			}
+			for _, y := range x {
+				walk(y)
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	walk(doc)
+	for key, want := range map[string][3]any{
+		"own/own-easy":          {"run", "own-easy", nil},
+		"own/own-easy_shutdown": {"run", "own-easy", nil},
+		"window/window":         {"account", nil, "1970-01-02T00:00:00Z"},
+	} {
+		r := got[key]
+		if r == nil {
+			t.Fatalf("no run %s in %v", key, slices.Collect(maps.Keys(got)))
+		}
+		if r["accounted_over"] != want[0] || r["saving_against"] != want[1] {
+			t.Errorf("%s: accounted over %v, saving against %v; want %v, %v", key, r["accounted_over"], r["saving_against"], want[0], want[1])
+		}
+		if want[2] != nil && r["accounted_from"] != want[2] {
+			t.Errorf("%s: accounted from %v, want %v", key, r["accounted_from"], want[2])
+		}
+		if _, ok := r["accounted_from_s"].(float64); !ok {
+			t.Errorf("%s: no accounted_from_s", key)
+		}
+	}
+	m := readManifest(t, dir)
+	for _, r := range m.Runs {
+		switch r.Experiment + "/" + r.Name {
+		case "own/own-easy_shutdown":
+			if r.Baseline != "own-easy" || r.Account != nil {
+				t.Errorf("manifest %s: baseline %q, account %+v", r.Name, r.Baseline, r.Account)
+			}
+		case "window/window":
+			if r.Baseline != "" || r.Account == nil || r.Account.From != `"1970-01-02 00:00"` {
+				t.Errorf("manifest %s: baseline %q, account %+v", r.Name, r.Baseline, r.Account)
+			}
+		}
 	}
 }

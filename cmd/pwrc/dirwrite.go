@@ -49,7 +49,20 @@ type manifestRun struct {
 	Name       string            `json:"name"`
 	Experiment string            `json:"experiment"`
 	Params     map[string]string `json:"params"`
-	Error      string            `json:"error,omitempty"`
+	// Baseline is the run its saving is computed against, if any.
+	Baseline string `json:"baseline,omitempty"`
+	// Account is the window its energy and cost are accounted over, as
+	// the scenario gives it (offsets after the first submission, or local
+	// dates), and whether it is a measure window; absent: the run's own
+	// span, first submission to last end.
+	Account *manifestWindow `json:"account,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+type manifestWindow struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Measure bool   `json:"measure,omitempty"`
 }
 
 type manifestFile struct {
@@ -68,6 +81,12 @@ func newManifest(scenario, experiment string, sets []string, res *compiler.Resul
 		Inputs: inputsHash(res, sets, experiment), Runs: []manifestRun{}, Files: []manifestFile{}}
 	for _, run := range res.Plan.Runs {
 		mr := manifestRun{Name: run.Name, Experiment: run.Experiment, Params: map[string]string{}}
+		if b := run.Baseline; b >= 0 && b < len(res.Plan.Runs) {
+			mr.Baseline = res.Plan.Runs[b].Name
+		}
+		if a := run.Account; a != nil {
+			mr.Account = &manifestWindow{From: a.From.String(), To: a.To.String(), Measure: run.Measure}
+		}
 		for _, p := range run.Params {
 			mr.Params[p.Name] = p.Value
 		}

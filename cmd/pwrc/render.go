@@ -752,6 +752,9 @@ func metricsMapNew(r *pwrt.Result) map[string]any {
 		out["saving"], out["saving_pct"] = m.Saving, m.SavingPct
 		out["job_saving"], out["job_saving_pct"] = m.JobSaving, m.JobSavingPct
 	}
+	for k, v := range provenance(r) {
+		out[k] = v
+	}
 	if m.HasInversePairs {
 		out["inverse_pairs"] = m.InversePairs
 	}
@@ -982,4 +985,34 @@ func pstateCoreShare(m *pwrt.Metrics, mhz string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// provenance says over which window a run was accounted — its own span
+// (first submission to last end), an experiment's `account` window or its
+// `measure` window — in trace seconds and local time, and which run its
+// saving was computed against (null without a baseline, the run's own
+// name for a baseline).
+func provenance(r *pwrt.Result) map[string]any {
+	m := r.Metrics
+	out := map[string]any{"saving_against": nil}
+	if m.Jobs == 0 {
+		return out
+	}
+	kind := "run"
+	switch {
+	case m.Measured:
+		kind = "measure"
+	case m.Windowed:
+		kind = "account"
+	}
+	out["accounted_over"] = kind
+	out["accounted_from_s"], out["accounted_to_s"] = m.AccountFrom, m.AccountTo
+	out["accounted_from"], out["accounted_to"] = m.AccountFromLocal, m.AccountToLocal
+	switch {
+	case m.SavingAgainst != "":
+		out["saving_against"] = m.SavingAgainst
+	case m.HasSaving:
+		out["saving_against"] = r.Run.Name
+	}
+	return out
 }

@@ -428,6 +428,14 @@ func metricsFromMap(mm map[string]any, ss *pwrt.StateSeries) pwrt.Metrics {
 		Budget: g("budget_kw") * 1e3,
 	}
 	m.Currency, _ = mm["currency"].(string)
+	// Provenance (see provenance).
+	m.SavingAgainst, _ = mm["saving_against"].(string)
+	if over, ok := mm["accounted_over"].(string); ok {
+		m.Windowed, m.Measured = over != "run", over == "measure"
+		m.AccountFrom, m.AccountTo = g("accounted_from_s"), g("accounted_to_s")
+		m.AccountFromLocal, _ = mm["accounted_from"].(string)
+		m.AccountToLocal, _ = mm["accounted_to"].(string)
+	}
 	if v, ok := f("saving"); ok {
 		m.HasSaving, m.Saving, m.SavingPct = true, v, g("saving_pct")
 		m.JobSaving, m.JobSavingPct = g("job_saving"), g("job_saving_pct")
