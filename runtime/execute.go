@@ -621,7 +621,11 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 	}
 	info := res.Workload
 	res.Metrics.Dropped = info.Clean.Dropped()
-	res.Metrics.Capped = info.Clean.RuntimeCapped
+	for i := range jobs { // (those simulated: a cut may have dropped some)
+		if jobs[i].Capped {
+			res.Metrics.Capped++
+		}
+	}
 	res.Metrics.Currency = run.Contract.Currency
 	if len(jobs) > 0 {
 		from, to := rec.span()

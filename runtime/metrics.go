@@ -14,7 +14,7 @@ import (
 type Metrics struct {
 	Jobs        int     // jobs simulated
 	Dropped     int     // records dropped by cleaning
-	Capped      int     // run times capped at the requested time
+	Capped      int     // jobs simulated whose run times were capped at their requested time
 	RunDays     float64 // (last end − first submit) / 1 day
 	Utilization float64 // busy node-seconds / (nodes · accounted span)
 	// The accounted span, trace seconds: the run's own (first submission

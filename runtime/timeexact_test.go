@@ -337,3 +337,27 @@ experiment e {
 		}
 	}
 }
+
+// runtimes_capped counts the jobs simulated whose run times were capped,
+// not the whole cleaned trace's when a cut keeps some.
+func TestCappedCountsJobsKept(t *testing.T) {
+	// Jobs 1 and 2 ran past their requested time (capped); keep drops 2.
+	trace := swfDay +
+		"1 0 0 200 1 -1 -1 1 100 -1 1 1 1 -1 1 1 -1 -1\n" +
+		"2 10 0 200 1 -1 -1 1 100 -1 1 2 1 -1 1 1 -1 -1\n" +
+		"3 20 0 50 1 -1 -1 1 100 -1 1 1 1 -1 1 1 -1 -1\n"
+	src := `
+import "std/policies"
+machine m { nodes 4; power { off 10 W; idle 100 W; busy 250 W } }
+contract flat { flat 0.10 EUR/kWh }
+experiment all { workload swf "t.swf"; machine m; contract flat; policy easy }
+experiment cut { workload swf "t.swf" { keep job.user == 1 }; machine m; contract flat; policy easy }
+`
+	rs := runScenario(t, src, map[string]string{"t.swf": trace})
+	for _, r := range rs {
+		want := map[string]int{"all": 2, "cut": 1}[r.Run.Experiment]
+		if r.Metrics.Capped != want {
+			t.Errorf("%s: runtimes_capped %d, want %d", r.Run.Experiment, r.Metrics.Capped, want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
 const lawsonScenario = `import "std/policies"
@@ -111,8 +113,15 @@ func TestLawsonSeries(t *testing.T) {
 			t.Errorf("run %s: weeks give active utilization %g, the run %g", r.Run, busy/area, num("active_util"))
 		}
 		_, tl := readFloatCSV(t, filepath.Join(dir, r.Run+".active.csv"))
-		if len(tl)-1 != int(num("active_changes")) {
+		// One row per change, and the first instant's unless a change is
+		// at it; no two rows at the same time.
+		if n := int(num("active_changes")); len(tl) != n+1 && len(tl) != n {
 			t.Errorf("run %s: %d rows in active.csv, %g changes", r.Run, len(tl), num("active_changes"))
+		}
+		for i := 1; i < len(tl); i++ {
+			if !(tl[i][0] > tl[i-1][0]) {
+				t.Errorf("run %s: active.csv rows %d and %d at %g and %g", r.Run, i, i+1, tl[i-1][0], tl[i][0])
+			}
 		}
 		integral := 0.0
 		end := tl[0][0] + days
@@ -182,5 +191,23 @@ func TestSLAViolationsAtBounds(t *testing.T) {
 	table, errOut, code := pwrc(t, "run", writeScenario(t, "lawson.pwr", scen))
 	if code != 0 || !strings.Contains(table, "> 1.5 %") || !strings.Contains(table, "> 1e+06 %") {
 		t.Errorf("table without the bounds' columns (exit %d):\n%s%s", code, table, errOut)
+	}
+}
+
+// A change of the active count at the first instant is that instant's
+// only row of active.csv (it had two: the initial count, lasting no time).
+func TestActiveCSVFirstInstant(t *testing.T) {
+	m := &pwrt.Metrics{AccountFrom: 100, Active: &pwrt.ActiveStat{Initial: 64,
+		Timeline: []pwrt.ActiveChange{{T: 100, Active: 16}, {T: 500, Active: 64}}}}
+	var b strings.Builder
+	writeActiveCSV(&b, m)
+	if want := "seconds,active\n100,16\n500,64\n"; b.String() != want {
+		t.Errorf("active.csv:\n%s\nwant\n%s", b.String(), want)
+	}
+	m.Active.Timeline[0].T = 200
+	b.Reset()
+	writeActiveCSV(&b, m)
+	if want := "seconds,active\n100,64\n200,16\n500,64\n"; b.String() != want {
+		t.Errorf("active.csv:\n%s\nwant\n%s", b.String(), want)
 	}
 }

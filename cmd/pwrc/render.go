@@ -16,6 +16,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/pwrc/pwrc/internal/numfmt"
 	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
@@ -429,39 +430,14 @@ func fmtWait(s float64) string {
 	case s < 86400:
 		return thousands(s/60, 0)
 	case s < 10*86400:
-		return strconv.FormatFloat(s/86400, 'f', 1, 64) + " d"
+		return numfmt.Fixed(s/86400, 1) + " d"
 	}
 	return thousands(s/86400, 0) + " d"
 }
 
-// thousands formats v with the given decimals and comma thousands separators.
-func thousands(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(v, 'f', decimals, 64)
-	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s[3:], "0") == "" {
-		s = s[1:] // no negative zero
-	}
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, ch := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	if hasFrac {
-		b.WriteByte('.')
-		b.WriteString(frac)
-	}
-	return b.String()
-}
+// thousands formats v with the given decimals (rounded half away from
+// zero, as people round) and comma thousands separators.
+func thousands(v float64, decimals int) string { return numfmt.Thousands(v, decimals) }
 
 // tableNotes explains units, baselines, cleaning and approximations.
 func tableNotes(e *pwrt.Experiment, rs []*pwrt.Result) []string {
@@ -693,6 +669,12 @@ func cleaningNote(w pwrt.WorkloadInfo) string {
 		if n := k.EnergyShared + k.EnergyUnverified + k.EnergyImplausible; n > 0 {
 			s += fmt.Sprintf(", %d had energy not taken (%d not on whole nodes of %d cores, %d implausible)", n, k.EnergyShared+k.EnergyUnverified, w.SacctCores, k.EnergyImplausible)
 		}
+		if k.EnergyNone > 0 {
+			s += fmt.Sprintf(", %s reported no energy (ConsumedEnergyRaw empty or 0)", count(k.EnergyNone, "job"))
+		}
+		if k.EnergyNone+k.EnergyShared+k.EnergyUnverified+k.EnergyImplausible > 0 {
+			s += ": the machine's model gives those jobs' power"
+		}
 	}
 	return s + "."
 }
@@ -831,7 +813,8 @@ func renderJSON(w io.Writer, results []*pwrt.Result) error {
 				j.Workload["sacct"] = map[string]any{"lines": k.Lines, "steps_folded": k.StepLines, "het_folded": k.HetFolded,
 					"orphan_steps": k.OrphanSteps, "dropped_pending": k.DroppedPending + k.DroppedPendingArray,
 					"dropped_not_started": k.DroppedNotStarted, "dropped_unfinished": k.DroppedUnfinished,
-					"measured_power": k.Measured, "energy_not_used": k.EnergyShared + k.EnergyUnverified + k.EnergyImplausible}
+					"measured_power": k.Measured, "energy_not_used": k.EnergyShared + k.EnergyUnverified + k.EnergyImplausible,
+					"energy_none": k.EnergyNone}
 			}
 			if k := r.Workload.Cut; k.Dropped() > 0 {
 				j.Workload["cut_keep"], j.Workload["cut_submitted"] = k.Keep, k.Submitted

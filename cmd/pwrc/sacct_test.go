@@ -34,7 +34,7 @@ experiment slurm {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"13 jobs simulated", "23 job steps folded", "1 pending", "1 still running", "10 jobs with measured power"} {
+	for _, want := range []string{"13 jobs simulated", "23 job steps folded", "1 pending", "1 still running", "10 jobs with measured power", "1 had energy not taken", "2 jobs reported no energy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the notes do not say %q:\n%s", want, out)
 		}
@@ -53,6 +53,10 @@ experiment slurm {
 	sacct, _ := runs[0].Workload["sacct"].(map[string]any)
 	if sacct["measured_power"] != 10.0 || sacct["steps_folded"] != 23.0 {
 		t.Errorf("workload.sacct in JSON: %v", sacct)
+	}
+	// Every job simulated is in one of the energy counts.
+	if n := sacct["measured_power"].(float64) + sacct["energy_not_used"].(float64) + sacct["energy_none"].(float64); n != 13 {
+		t.Errorf("energy counts add up to %g jobs, of 13: %v", n, sacct)
 	}
 	rows := readCSV(t, filepath.Join(dir, "slurm.csv"))
 	model := 0

@@ -25,17 +25,22 @@ func writeWeeksCSV(w io.Writer, m *pwrt.Metrics) {
 }
 
 // writeActiveCSV writes the active count from the first submission and at
-// every change (trace seconds); a row lasts until the next.
+// every change (trace seconds); a row lasts until the next, and no two
+// rows have the same time (a change at the first submission is its row).
 func writeActiveCSV(w io.Writer, m *pwrt.Metrics) {
 	fmt.Fprintln(w, "seconds,active")
 	a := m.Active
 	if a == nil {
 		return
 	}
-	fmt.Fprintf(w, "%s,%d\n", csvFloat(m.AccountFrom), a.Initial)
+	t, n := m.AccountFrom, a.Initial
 	for _, c := range a.Timeline {
-		fmt.Fprintf(w, "%s,%d\n", csvFloat(c.T), c.Active)
+		if c.T != t {
+			fmt.Fprintf(w, "%s,%d\n", csvFloat(t), n)
+		}
+		t, n = c.T, c.Active
 	}
+	fmt.Fprintf(w, "%s,%d\n", csvFloat(t), n)
 }
 
 // lawsonFiles are the --series files of run r.

@@ -118,11 +118,12 @@ func (cl *Cleaner) Add(rs []Record) {
 			st.ProcsFromRequested++
 		}
 		runtime, walltime := r.Runtime, r.ReqTime
+		capped := false
 		if !(walltime > 0) {
 			walltime = runtime
 			st.WalltimeFromRuntime++
 		} else if runtime > walltime {
-			runtime = walltime
+			runtime, capped = walltime, true
 			st.RuntimeCapped++
 		}
 		power := 0.0
@@ -143,6 +144,7 @@ func (cl *Cleaner) Add(rs []Record) {
 			Partition: int32(r.Partition),
 			Line:      int32(r.Line),
 			Power:     power,
+			Capped:    capped,
 		})
 		// (cmp.Compare's order: a NaN sorts first; Clean drops those.)
 		if n := len(jobs); cl.sorted && n > 1 && jobs[n-1].Submit < jobs[n-2].Submit {

@@ -21,6 +21,7 @@ type Job struct {
 	Queue     int32 // field 15, -1 if unknown
 	Partition int32 // field 16, -1 if unknown
 	Line      int32 // 1-based line in the trace file; 0 for synthetic jobs
+	Capped    bool  // its run time was capped at its requested time (killed there)
 }
 
 // Header holds the SWF header keys pwrc uses. Zero values mean absent.

@@ -135,6 +135,7 @@ type SacctStats struct {
 	EnergyShared      int // jobs kept with energy that did not hold whole nodes: no power taken
 	EnergyUnverified  int // jobs kept with energy, but neither CPUsPerNode nor AssumeExclusive was given
 	EnergyImplausible int // jobs kept whose energy gives more than 100 kW per node: no power taken
+	EnergyNone        int // jobs kept with no energy (ConsumedEnergyRaw empty or 0): the machine's model gives their power
 }
 
 // Dropped is the number of jobs read but not turned into Records.
@@ -1063,6 +1064,7 @@ func (p *sacctParser) finish() {
 // why not.
 func (p *sacctParser) power(u *sacctUnit) float64 {
 	if !(u.energy > 0) {
+		p.st.EnergyNone++
 		return 0
 	}
 	switch {

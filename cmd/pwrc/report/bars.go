@@ -2,8 +2,8 @@ package report
 
 import (
 	"math"
-	"strconv"
-	"strings"
+
+	"github.com/pwrc/pwrc/internal/numfmt"
 )
 
 // hbars is a horizontal bar chart: one bar per run, stacked by part.
@@ -222,28 +222,7 @@ func tableDecimals(big float64) int {
 }
 
 // decimals writes v with d decimals and thousands separators.
-func decimals(v float64, d int) string {
-	s := strconv.FormatFloat(v, 'f', d, 64)
-	if strings.Trim(s, "-0.") == "" {
-		s = strings.TrimPrefix(s, "-")
-	}
-	neg := strings.HasPrefix(s, "-")
-	ip, frac, has := strings.Cut(strings.TrimPrefix(s, "-"), ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range ip {
-		if i > 0 && (len(ip)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if has {
-		b.WriteString("." + frac)
-	}
-	return b.String()
-}
+func decimals(v float64, d int) string { return numfmt.Thousands(v, d) }
 
 // EnergySVG draws the energy by component of each run, stacked bars.
 func EnergySVG(runs []Run) []byte { return partsSVG(runs, false) }
@@ -271,7 +250,7 @@ func SavingsSVG(runs []Run) []byte {
 		m := &r.Result.Metrics
 		h.rows = append(h.rows, r.Label)
 		h.values = append(h.values, []float64{math.Max(0, m.Saving/scale), math.Min(0, m.Saving/scale)})
-		h.notes = append(h.notes, strconv.FormatFloat(m.SavingPct, 'f', 1, 64)+" %")
+		h.notes = append(h.notes, numfmt.Fixed(m.SavingPct, 1)+" %")
 	}
 	return h.svg()
 }

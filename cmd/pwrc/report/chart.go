@@ -2,8 +2,9 @@ package report
 
 import (
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/pwrc/pwrc/internal/numfmt"
 )
 
 // Plot geometry, px.
@@ -240,7 +241,7 @@ func fmtNum(v float64) string {
 	case a < 10:
 		d = 1
 	}
-	s := strconv.FormatFloat(v, 'f', d, 64)
+	s := numfmt.Fixed(v, d)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
