@@ -27,8 +27,8 @@ type Metrics struct {
 	// SavingAgainst names the run its saving (and inverse pairs) were
 	// computed against, when it has a baseline.
 	SavingAgainst string
-	Nodes                  int
-	Energy                 float64 // total, J
+	Nodes         int
+	Energy        float64 // total, J
 	// Components name the entries of EnergyBy and CostBy: busy, idle,
 	// off, boot, shutdown, one per level component, infrastructure.
 	Components []string
