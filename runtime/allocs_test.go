@@ -13,7 +13,7 @@ import (
 // Allocations per run, never per event, are the engine's rule: a count
 // that grows means a new per-run table or, worse, an allocation on a hot
 // path. A change that lowers a count lowers its pin. (A stage costs its
-// value and the run's list of stages: two for the shutdown stage.)
+// value: one for the shutdown stage.)
 func TestSimulateAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 70))
 	const nodes = 128
@@ -28,7 +28,7 @@ func TestSimulateAllocations(t *testing.T) {
 		{"easy", Policy{Name: "easy", Backfill: EASY}, 248},
 		{"easy_exact", Policy{Name: "easy_exact", Backfill: EASY, Estimate: Exact}, 246},
 		{"greedy", Policy{Name: "greedy", Backfill: Greedy, Depth: 50}, 247},
-		{"easy_shutdown", Policy{Name: "easy_shutdown", Backfill: EASY, Shutdown: &Shutdown{After: 600}}, 247},
+		{"easy_shutdown", Policy{Name: "easy_shutdown", Backfill: EASY, Shutdown: &Shutdown{After: 600}}, 246},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := testMachine(nodes)

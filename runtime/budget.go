@@ -38,7 +38,6 @@ import (
 // budget during peak or while a rule wakes the scheduler when they may
 // change).
 type budgetStage struct {
-	nop
 	b  *Budget
 	on bool // the budget applied in the last pass
 }

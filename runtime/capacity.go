@@ -157,7 +157,6 @@ type ActiveStat struct {
 
 // capacity is a run's controller state.
 type capacity struct {
-	nop
 	a        *Active
 	u        int // all nodes (U)
 	low      int // two-level: L; fixed: N

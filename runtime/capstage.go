@@ -58,7 +58,6 @@ type capWindow struct {
 
 // capStage holds a run's powercaps and what they have done.
 type capStage struct {
-	nop
 	wins  []capWindow
 	table *machine.Table // nil: counted nodes (no planned switch-off)
 	full  float64        // P_full, W

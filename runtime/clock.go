@@ -12,7 +12,6 @@ import "math"
 // submission, as a real scheduler's cycle does (rules that read job.wait
 // change between events).
 type clockStage struct {
-	nop
 	price, hours, carbon bool        // wake at price changes, hours, carbon changes
 	edges                []ClockEdge // and when the clock reaches these
 	interval             float64     // s; 0: none

@@ -16,7 +16,6 @@ import (
 // pass at all (passes), and, in the pass, whether a job that fits waits
 // (holds).
 type deferStage struct {
-	nop
 	cfg  *Defer
 	prof deferral.Profile
 	plan deferral.Plan

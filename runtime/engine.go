@@ -111,7 +111,7 @@ type sim struct {
 
 	// The stages (stage.go), and those the scheduler consults in its
 	// pass; nil when the policy has none of them.
-	stages []stage
+	stages stageHooks
 	caps   *capStage
 	capa   *capacity
 	defers *deferStage
@@ -607,7 +607,7 @@ func (s *sim) loop() error {
 		if len(s.heap) > 0 && s.heap[0].t < t {
 			t = s.heap[0].t
 		}
-		if len(s.stages) > 0 {
+		if len(s.stages.wakers) > 0 {
 			t = min(t, s.wakeStages())
 		}
 		if tail {
@@ -641,7 +641,7 @@ func (s *sim) loop() error {
 		if s.stream.abandoned {
 			return errFeedAbandoned
 		}
-		if len(s.stages) == 0 {
+		if len(s.stages.befores)+len(s.stages.gates)+len(s.stages.afters) == 0 {
 			if s.pass() {
 				lastProgress = t
 			}

@@ -396,7 +396,7 @@ func (s *sim) incremental() bool {
 	if !s.indexed() && s.scanned > len(s.queue) {
 		return false
 	}
-	for _, st := range s.stages {
+	for _, st := range s.stages.arrivals {
 		if !st.arrivalOnly(s) {
 			return false
 		}

@@ -4,7 +4,6 @@ package runtime
 // the pass (the most recently idle are kept on, `keep` of them at least);
 // off nodes count as free, and a job that takes them waits for their boot.
 type shutdownStage struct {
-	nop
 	sh *Shutdown
 }
 

@@ -1,12 +1,17 @@
 package runtime
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Stages. A policy is a scheduler (queue order, admission, backfilling,
 // allocation, frequency) plus stages that act on a timeline of their own:
 // switching idle nodes off, the scheduler's clock, powercaps, the capacity
 // controller, the price-aware start and the power budget. Each stage is a
-// value built once per run that owns its state and tells the engine
+// value built once per run that owns its state and tells the engine, by
+// the hooks it implements (each optional: the engine keeps, per hook, the
+// stages that implement it, so a hook a stage lacks costs nothing)
 //
 //   - wake: the next instant it must act, even if nothing else happens
 //     there (a cap coming into force, a deferral's chosen start, a node
@@ -27,12 +32,67 @@ import "math"
 // Within an instant the engine calls every stage's before in the order of
 // stageKinds, then the pass if every gate allows it, then every after; the
 // accounting tail after the last job is the same loop without arrivals.
-type stage interface {
-	wake(s *sim) float64
-	before(s *sim, from, to int)
-	gate(s *sim, events bool) bool
-	after(s *sim)
-	arrivalOnly(s *sim) bool
+type stage any
+
+// The hooks a stage may implement (see above).
+type (
+	waker interface {
+		wake(s *sim) float64
+	}
+	beforePass interface {
+		before(s *sim, from, to int)
+	}
+	gater interface {
+		gate(s *sim, events bool) bool
+	}
+	afterPass interface {
+		after(s *sim)
+	}
+	arrivalRule interface {
+		arrivalOnly(s *sim) bool
+	}
+)
+
+// stageHooks are a run's stages by hook, each list in stageKinds' order.
+// (The lists start in arrays of their own, so that filing a run's stages
+// allocates nothing.)
+type stageHooks struct {
+	wakers   []waker
+	befores  []beforePass
+	gates    []gater
+	afters   []afterPass
+	arrivals []arrivalRule
+
+	wakerBuf   [8]waker
+	beforeBuf  [8]beforePass
+	gateBuf    [8]gater
+	afterBuf   [8]afterPass
+	arrivalBuf [8]arrivalRule
+}
+
+// add files stage st under each hook it implements, reporting whether it
+// implements any.
+func (h *stageHooks) add(st stage) bool {
+	if h.wakers == nil {
+		h.wakers, h.befores, h.gates, h.afters, h.arrivals = h.wakerBuf[:0], h.beforeBuf[:0], h.gateBuf[:0], h.afterBuf[:0], h.arrivalBuf[:0]
+	}
+	n := 0
+	if x, ok := st.(waker); ok {
+		h.wakers, n = append(h.wakers, x), n+1
+	}
+	if x, ok := st.(beforePass); ok {
+		h.befores, n = append(h.befores, x), n+1
+	}
+	if x, ok := st.(gater); ok {
+		h.gates, n = append(h.gates, x), n+1
+	}
+	if x, ok := st.(afterPass); ok {
+		h.afters, n = append(h.afters, x), n+1
+	}
+	if x, ok := st.(arrivalRule); ok {
+		h.arrivals, n = append(h.arrivals, x), n+1
+	}
+	return n > 0
 }
 
 // allowances are what a kind of stage lets a run do; a run may do a thing
@@ -104,8 +164,8 @@ func newStages(s *sim) error {
 		if err != nil {
 			return err
 		}
-		if st != nil {
-			s.stages = append(s.stages, st)
+		if st != nil && !s.stages.add(st) {
+			return fmt.Errorf("pwrc: internal error: the %s stage implements no hook", k.name)
 		}
 	}
 	return nil
@@ -115,11 +175,11 @@ func newStages(s *sim) error {
 // pass if every gate allows it, each stage's after. It reports whether
 // the pass started a job, and a stage's error that ends the run.
 func (s *sim) stagedPass(from, to int, events bool) (started bool, err error) {
-	for _, st := range s.stages {
+	for _, st := range s.stages.befores {
 		st.before(s, from, to)
 	}
 	passes := true
-	for _, st := range s.stages {
+	for _, st := range s.stages.gates {
 		if !st.gate(s, events) {
 			passes = false
 			break
@@ -131,7 +191,7 @@ func (s *sim) stagedPass(from, to int, events bool) (started bool, err error) {
 			return started, s.defers.err
 		}
 	}
-	for _, st := range s.stages {
+	for _, st := range s.stages.afters {
 		st.after(s)
 	}
 	return started, nil
@@ -140,19 +200,10 @@ func (s *sim) stagedPass(from, to int, events bool) (started bool, err error) {
 // wakeStages is the earliest instant a stage must act, +Inf if none.
 func (s *sim) wakeStages() float64 {
 	t := math.Inf(1)
-	for _, st := range s.stages {
+	for _, st := range s.stages.wakers {
 		if w := st.wake(s); w < t {
 			t = w
 		}
 	}
 	return t
 }
-
-// nop gives a stage the hooks it does not need.
-type nop struct{}
-
-func (nop) wake(*sim) float64       { return math.Inf(1) }
-func (nop) before(*sim, int, int)   {}
-func (nop) gate(*sim, bool) bool    { return true }
-func (nop) after(*sim)              {}
-func (nop) arrivalOnly(s *sim) bool { return true }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
@@ -14,7 +15,6 @@ import (
 // both ends of its pause (nothing else happens there), holds the passes
 // in between, and lets held jobs start at the instant it ends.
 type pauseStage struct {
-	nop
 	from, to float64
 	woken    []float64 // the instants it was called at, for the test
 }
@@ -38,7 +38,7 @@ func (p *pauseStage) before(s *sim, _, _ int) {
 func (p *pauseStage) gate(s *sim, _ bool) bool { return s.now < p.from || s.now >= p.to }
 
 // withStage adds a stage to a run, before the policy's own.
-func withStage(st stage) simOption { return func(s *sim) { s.stages = append(s.stages, st) } }
+func withStage(st stage) simOption { return func(s *sim) { s.stages.add(st) } }
 
 func TestStageWrittenInATest(t *testing.T) {
 	// Four nodes; jobs of 100 s submitted every 300 s; the pause holds
@@ -65,6 +65,49 @@ func TestStageWrittenInATest(t *testing.T) {
 		}
 		if len(p.woken) != 2 || p.woken[0] != p.from || p.woken[1] != p.to {
 			t.Errorf("%s: the stage acted at %v, want at both ends of its pause", pol.Name, p.woken)
+		}
+	}
+}
+
+// Each stage of the engine implements the hooks it is meant to: a hook
+// misnamed would silently never be called.
+func TestStageHooks(t *testing.T) {
+	want := map[string]string{
+		"active":   "wake before after",
+		"powercap": "wake before arrivalOnly",
+		"defer":    "wake gate arrivalOnly",
+		"budget":   "arrivalOnly",
+		"clock":    "wake",
+		"shutdown": "wake after",
+	}
+	stages := map[string]stage{"active": &capacity{}, "powercap": &capStage{}, "defer": &deferStage{}, "budget": &budgetStage{},
+		"clock": &clockStage{}, "shutdown": &shutdownStage{}}
+	if len(stages) != len(stageKinds) {
+		t.Fatalf("%d stage kinds, %d here: add the new one", len(stageKinds), len(stages))
+	}
+	for _, k := range stageKinds {
+		st, ok := stages[k.name]
+		if !ok {
+			t.Fatalf("no stage for kind %s here", k.name)
+		}
+		var got []string
+		if _, ok := st.(waker); ok {
+			got = append(got, "wake")
+		}
+		if _, ok := st.(beforePass); ok {
+			got = append(got, "before")
+		}
+		if _, ok := st.(gater); ok {
+			got = append(got, "gate")
+		}
+		if _, ok := st.(afterPass); ok {
+			got = append(got, "after")
+		}
+		if _, ok := st.(arrivalRule); ok {
+			got = append(got, "arrivalOnly")
+		}
+		if g := strings.Join(got, " "); g != want[k.name] {
+			t.Errorf("stage %s implements %q, want %q", k.name, g, want[k.name])
 		}
 	}
 }
