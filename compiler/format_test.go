@@ -18,6 +18,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/pwrc/pwrc/compiler"
+	"github.com/pwrc/pwrc/internal/testenv"
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
 )
@@ -41,7 +42,7 @@ func TestFormatKeepsPlans(t *testing.T) {
 	worlds := fmtWorlds(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	variants := 6
-	if testing.Short() {
+	if !testenv.Long() {
 		variants = 1
 	}
 	changed, compared := 0, 0

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/pwrc/pwrc/internal/testenv"
 )
 
 var updateFormat = flag.Bool("update", false, "rewrite the output sections of testdata/format/*.txtar")
@@ -224,7 +226,7 @@ func TestFormatWideBlocks(t *testing.T) {
 func TestFormatMangled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 40
-	if testing.Short() {
+	if !testenv.Long() {
 		n = 5
 	}
 	parsed := 0

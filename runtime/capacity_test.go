@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pwrc/pwrc/internal/reflawson"
+	"github.com/pwrc/pwrc/internal/testenv"
 	"github.com/pwrc/pwrc/runtime/machine"
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
@@ -518,10 +519,10 @@ func TestCapacityJobsWaitForBoots(t *testing.T) {
 
 // SDSC-BLUE (Blue Horizon at processor granularity, U = 1152, Table 1's
 // L = 922): two-level and weekly OLS job for job against reflawson, under
-// PWRC_DATA and not in -short mode.
+// PWRC_DATA and PWRC_LONG=1.
 func TestCapacityBlueAgainstReflawson(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a large trace in -short mode")
+	if !testenv.Long() {
+		t.Skip("a large trace: a long test (set PWRC_LONG=1)")
 	}
 	jobs, nodes := loadTrace(t, "SDSC-BLUE-2000-4.2-cln.swf.gz")
 	for _, c := range []struct {

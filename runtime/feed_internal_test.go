@@ -11,6 +11,8 @@ import (
 
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
+
+	"github.com/pwrc/pwrc/internal/testenv"
 )
 
 // feedInPieces publishes jobs a few at a time from another goroutine,
@@ -71,7 +73,11 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 	// (Long queues too: the queue index needs every job; and the queue
 	// indexed from the first arrival on, the index growing in place with
 	// every piece.)
-	randomCases{seeds: 8, stream: 11, jobs: 3000, span: 60}.run(t, policies, func(t *testing.T, seed uint64, jobs []workload.Job, m *Machine, pol *Policy) {
+	seeds := uint64(3) // (both kinds of index use, and every policy)
+	if testenv.Long() {
+		seeds = 8
+	}
+	randomCases{seeds: seeds, stream: 11, jobs: 3000, span: 60}.run(t, policies, func(t *testing.T, seed uint64, jobs []workload.Job, m *Machine, pol *Policy) {
 		whole, err := simulate(jobs, m, m.Nodes, pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1))
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pwrc/pwrc/internal/testenv"
 	"github.com/pwrc/pwrc/runtime/tariff"
 	"github.com/pwrc/pwrc/runtime/workload"
 )
@@ -426,7 +427,7 @@ func longestQueue(jobs []workload.Job, start []float64) int {
 // length often, and many ties (coarse time grains).
 func TestQueueIndexSmallQueues(t *testing.T) {
 	seeds := uint64(6)
-	if testing.Short() {
+	if !testenv.Long() {
 		seeds = 2
 	}
 	for seed := range seeds {
@@ -447,10 +448,10 @@ func TestQueueIndexSmallQueues(t *testing.T) {
 }
 
 // TestQueueIndexOverloaded: queues of 10,000 and more waiting jobs (a few
-// thousand with -short).
+// thousand unless PWRC_LONG=1).
 func TestQueueIndexOverloaded(t *testing.T) {
 	n := 13000
-	if testing.Short() {
+	if !testenv.Long() {
 		n = 2500
 	}
 	rng := rand.New(rand.NewPCG(4, 31))
@@ -464,7 +465,7 @@ func TestQueueIndexOverloaded(t *testing.T) {
 	// point (plain and budgeted passes); capped passes weigh every job
 	// that fits by Alg. 2 in every mode, so their workload is smaller.
 	long, longCap := 10000, 1500
-	if testing.Short() {
+	if !testenv.Long() {
 		long, longCap = 1500, 300
 	}
 	runDiffQueued(t, "plain", jobs, pw, plain, long)

@@ -117,8 +117,8 @@ func TestRealTracesMatchReference(t *testing.T) {
 	for _, name := range allTraces {
 		t.Run(name, func(t *testing.T) {
 			jobs, nodes := loadTrace(t, name)
-			if testing.Short() && len(jobs) > 50000 {
-				t.Skip("large trace in -short mode")
+			if !testenv.Long() && len(jobs) > 50000 {
+				t.Skip("a large trace: a long test (set PWRC_LONG=1)")
 			}
 			for _, p := range basicPolicies {
 				t.Run(p.name, func(t *testing.T) { compareWithReference(t, jobs, nodes, p.pol, p.ref) })

@@ -93,8 +93,8 @@ func TestKunkelTrendsKTH(t *testing.T) {
 
 // TestKunkelTrendsCurie repeats checks 9–11 on CEA-Curie (16 cores a node).
 func TestKunkelTrendsCurie(t *testing.T) {
-	if testing.Short() {
-		t.Skip("CEA-Curie's 300,000 jobs in -short mode")
+	if !testenv.Long() {
+		t.Skip("CEA-Curie's 300,000 jobs: a long test (set PWRC_LONG=1)")
 	}
 	runs, jobs := runKunkelTable10(t, "table10", "CEA-Curie-2011-2.1-cln.swf.gz", 16)
 	checkKunkelTrends(t, runs, jobs)
@@ -197,8 +197,8 @@ func TestKunkelPriceAwareKTH(t *testing.T) {
 // TestKunkelPriceAwareCurie repeats checks 12–14 on CEA-Curie, as the
 // spec asks (kunkel.md §6: "KTH; repeat on CEA-Curie").
 func TestKunkelPriceAwareCurie(t *testing.T) {
-	if testing.Short() {
-		t.Skip("CEA-Curie's 300,000 jobs in -short mode")
+	if !testenv.Long() {
+		t.Skip("CEA-Curie's 300,000 jobs: a long test (set PWRC_LONG=1)")
 	}
 	checkKunkelPriceAware(t, priceAwareTrace{trace: "CEA-Curie-2011-2.1-cln.swf.gz", cores: 16,
 		cheaper: 0.035, // measured: −3.35 % (T3, PAD-24)

@@ -72,3 +72,17 @@ func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
 }
+
+// Long reports whether the long tests run at their full scale: with
+// PWRC_LONG=1 (.ci/run sets it). Without it, tests that replay whole real
+// traces many times, or queues of tens of thousands of jobs, run a smaller
+// version of themselves or skip, so that `go test ./...` stays short.
+func Long() bool { return os.Getenv("PWRC_LONG") == "1" }
+
+// SkipUnlessLong skips tb unless the long tests run (see Long).
+func SkipUnlessLong(tb testing.TB, why string) {
+	tb.Helper()
+	if !Long() {
+		tb.Skipf("%s: a long test (set PWRC_LONG=1)", why)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pwrc/pwrc/internal/testenv"
 )
 
 // churn replays a steady stream of job starts on a machine kept about 80 %
@@ -159,7 +161,7 @@ func BenchmarkSleeper(b *testing.B) {
 // Once warm, nothing allocates: job starts and ends with every picker,
 // look-ahead copies, and the sleeper's choices.
 func TestNoAllocs(t *testing.T) {
-	if testing.Short() {
+	if !testenv.Long() {
 		t.Skip("warms up 40,960-node machines")
 	}
 	for _, m := range benchMachines {

@@ -66,13 +66,13 @@ func TestCleanRules(t *testing.T) {
 			&Job{ID: 1, Submit: 10, Runtime: 100, Walltime: 100, Procs: 2, Nodes: 2, User: 3, Group: 4, Queue: 5, Partition: 6, Line: 1},
 			CleanStats{WalltimeFromRuntime: 1}},
 		{"killed at limit", Cleaning{Cores: 1}, rec(1, 10, 250.5, 2, 2, 200),
-			&Job{ID: 1, Submit: 10, Runtime: 200, Walltime: 200, Procs: 2, Nodes: 2, User: 3, Group: 4, Queue: 5, Partition: 6, Line: 1},
+			&Job{ID: 1, Submit: 10, Runtime: 200, Walltime: 200, Procs: 2, Nodes: 2, User: 3, Group: 4, Queue: 5, Partition: 6, Line: 1, Capped: true},
 			CleanStats{RuntimeCapped: 1}},
 		{"ends at its limit", Cleaning{Cores: 1}, rec(1, 10, 200, 2, 2, 200),
 			&Job{ID: 1, Submit: 10, Runtime: 200, Walltime: 200, Procs: 2, Nodes: 2, User: 3, Group: 4, Queue: 5, Partition: 6, Line: 1},
 			CleanStats{}},
 		{"every adjustment at once", Cleaning{Cores: 4, Nodes: 2}, rec(1, 10, 300, -1, 5, 200),
-			&Job{ID: 1, Submit: 10, Runtime: 200, Walltime: 200, Procs: 5, Nodes: 2, User: 3, Group: 4, Queue: 5, Partition: 6, Line: 1},
+			&Job{ID: 1, Submit: 10, Runtime: 200, Walltime: 200, Procs: 5, Nodes: 2, User: 3, Group: 4, Queue: 5, Partition: 6, Line: 1, Capped: true},
 			CleanStats{ProcsFromRequested: 1, RuntimeCapped: 1}},
 	}
 	for _, tc := range tests {

@@ -90,7 +90,7 @@ func checkSacct(t *testing.T, tr *Trace, opt SacctOptions) {
 	if len(tr.Records) > 0 && first != 0 {
 		t.Fatalf("earliest submit is %v, not 0", first)
 	}
-	if measured != st.Measured || st.Measured+st.EnergyShared+st.EnergyUnverified+st.EnergyImplausible > st.Jobs {
+	if measured != st.Measured || st.Measured+st.EnergyShared+st.EnergyUnverified+st.EnergyImplausible+st.EnergyNone > st.Jobs {
 		t.Fatalf("%d records with power; stats %+v", measured, st)
 	}
 	jobs, cs := Clean(tr, Cleaning{Cores: max(opt.CPUsPerNode, 1)})
@@ -156,7 +156,7 @@ func TestReadSacctSample(t *testing.T) {
 	}
 	wantStats := SacctStats{Lines: 41, JobLines: 18, StepLines: 23, HetFolded: 1, Jobs: 13,
 		DroppedPendingArray: 1, DroppedPending: 1, DroppedNotStarted: 1, DroppedUnfinished: 1,
-		NoTimelimit: 2, Measured: 10, EnergyShared: 1}
+		NoTimelimit: 2, Measured: 10, EnergyShared: 1, EnergyNone: 2}
 	if tr.Sacct.Stats != wantStats {
 		t.Errorf("stats\n got %+v\nwant %+v", tr.Sacct.Stats, wantStats)
 	}
@@ -969,6 +969,8 @@ func TestReadSacctGenerated(t *testing.T) {
 				st.Measured++
 			} else if energy > 0 {
 				st.EnergyShared++
+			} else {
+				st.EnergyNone++
 			}
 			want = append(want, Record{ID: wantID, Line: jobLine, Submit: float64(submit), Wait: float64(wait), Runtime: float64(runtime),
 				AllocProcs: cpus, ReqProcs: -1, ReqTime: float64(limit), Status: status, User: users[user], Group: -1,

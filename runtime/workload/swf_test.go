@@ -645,7 +645,7 @@ func TestRealTraces(t *testing.T) {
 					t.Fatalf("record %d: line %d not after %d", i, r.Line, tr.Records[i-1].Line)
 				}
 			}
-			if testing.Short() {
+			if !testenv.Long() {
 				return
 			}
 			// The whole file against the reference reader.
