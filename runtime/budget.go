@@ -69,17 +69,7 @@ func (b *budgetStage) arrivalOnly(s *sim) bool {
 }
 
 // active reports whether the budget applies now.
-func (st *budgetStage) active(s *sim) bool {
-	b := st.b
-	switch b.When {
-	case BudgetDuringPeak:
-		_, period := s.led.Price()
-		return period == s.peakIdx
-	case BudgetWhile:
-		return b.While.Bool(&s.env)
-	}
-	return true
-}
+func (st *budgetStage) active(s *sim) bool { return condition{st.b.When, st.b.While}.holds(s) }
 
 // staticWeights evaluates weight and value rules that read only fixed job
 // attributes once per job, so passes over long queues do not. A rule that

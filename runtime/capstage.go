@@ -116,12 +116,7 @@ func (cs *capStage) wake(s *sim) float64 {
 		if w.planned {
 			continue
 		}
-		switch w.pc.When {
-		case BudgetDuringPeak:
-			t = min(t, s.led.NextPrice())
-		case BudgetWhile:
-			t = min(t, s.nextChange(w.pc.While))
-		}
+		t = min(t, condition{w.pc.When, w.pc.While}.next(s))
 	}
 	return t
 }
@@ -145,15 +140,7 @@ func (cs *capStage) readConditions(s *sim) {
 		if w.planned {
 			continue
 		}
-		switch w.pc.When {
-		case BudgetDuringPeak:
-			_, period := s.led.Price()
-			w.on = period == s.peakIdx
-		case BudgetWhile:
-			w.on = w.pc.While.Bool(&s.env)
-		default:
-			w.on = true
-		}
+		w.on = condition{w.pc.When, w.pc.While}.holds(s)
 	}
 }
 

@@ -16,6 +16,39 @@ import (
 // wake at those instants, so that what depends on the clock acts at that
 // instant, not at the next job event.
 
+// condition is when a budget or a cap set for now applies: always, during
+// the tariff's peak hours, or while a rule holds.
+type condition struct {
+	when  BudgetWhen
+	while *Expr
+}
+
+// holds reports whether the condition holds now (a while rule reads the
+// pass's environment, which the caller has set).
+func (c condition) holds(s *sim) bool {
+	switch c.when {
+	case BudgetDuringPeak:
+		_, period := s.led.Price()
+		return period == s.peakIdx
+	case BudgetWhile:
+		return c.while.Bool(&s.env)
+	}
+	return true
+}
+
+// next is the next instant after now at which the condition may change:
+// the tariff's next change for `during peak`, what a while rule reads
+// (nextChange); +Inf for always.
+func (c condition) next(s *sim) float64 {
+	switch c.when {
+	case BudgetDuringPeak:
+		return s.led.NextPrice()
+	case BudgetWhile:
+		return s.nextChange(c.while)
+	}
+	return math.Inf(1)
+}
+
 // nextChange is the next instant after now at which rule e may change its
 // answer, by what it reads of the clock, the tariff and the carbon
 // intensity (+Inf: never, or only with the machine's state).

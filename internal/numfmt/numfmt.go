@@ -55,10 +55,15 @@ func Fixed(v float64, d int) string {
 // Thousands is Fixed with commas between groups of three digits of the
 // integer part: 1,234,567.8.
 func Thousands(v float64, d int) string {
-	s := Fixed(v, d)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return s
+		return Fixed(v, d)
 	}
+	return Group(Fixed(v, d))
+}
+
+// Group puts commas between groups of three digits of the integer part of
+// a formatted number, "-1234.5" → "-1,234.5".
+func Group(s string) string {
 	neg := strings.HasPrefix(s, "-")
 	ip, frac, hasFrac := strings.Cut(strings.TrimPrefix(s, "-"), ".")
 	var b strings.Builder

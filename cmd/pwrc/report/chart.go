@@ -248,23 +248,7 @@ func fmtNum(v float64) string {
 	if s == "-0" {
 		s = "0"
 	}
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	ip, frac, has := strings.Cut(s, ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range ip {
-		if i > 0 && (len(ip)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if has {
-		b.WriteString("." + frac)
-	}
-	return b.String()
+	return numfmt.Group(s)
 }
 
 // niceTicks returns round values (1, 2, 2.5 or 5 × 10^k apart) in [lo, hi].
