@@ -18,12 +18,10 @@ import (
 // noSimulation makes the test fail if anything is simulated.
 func noSimulation(t *testing.T) {
 	t.Helper()
-	saved := execute
-	t.Cleanup(func() { execute = saved })
-	execute = func(ctx context.Context, p *pwrt.Plan, o pwrt.Options) []*pwrt.Result {
+	setHooks(t, hooks{execute: func(ctx context.Context, p *pwrt.Plan, o pwrt.Options) []*pwrt.Result {
 		t.Errorf("simulated %d runs; the command should have stopped before", len(p.Runs))
-		return saved(ctx, p, o)
-	}
+		return pwrt.Execute(ctx, p, o)
+	}})
 }
 
 // TestExitCodes: 0 success, 1 scenario errors or failed runs, 2 usage
@@ -387,13 +385,11 @@ func TestInterruptWhileSimulating(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	release := make(chan struct{})
-	saved := execute
-	t.Cleanup(func() { execute = saved })
-	execute = func(_ context.Context, p *pwrt.Plan, _ pwrt.Options) []*pwrt.Result {
+	ctx = withHooks(ctx, hooks{execute: func(_ context.Context, p *pwrt.Plan, _ pwrt.Options) []*pwrt.Result {
 		cancel()  // Ctrl-C…
 		<-release // …while a run goes on regardless
 		return nil
-	}
+	}})
 	defer close(release)
 	var o, e strings.Builder
 	code := runContext(ctx, []string{"run", scen, "--jobs", dir, "-o", filepath.Join(dir, "out.txt")}, &o, &e)
@@ -415,14 +411,13 @@ func TestInterruptWhileWriting(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	wrote := 0
-	t.Cleanup(func() { testHookWrote = nil })
-	testHookWrote = func(string) {
+	hooked := withHooks(ctx, hooks{wrote: func(string) {
 		if wrote++; wrote == 1 {
 			cancel()
 		}
-	}
+	}})
 	var o, e strings.Builder
-	code := runContext(ctx, []string{"run", scen, "--jobs", dir, "-o", out}, &o, &e)
+	code := runContext(hooked, []string{"run", scen, "--jobs", dir, "-o", out}, &o, &e)
 	if code != 130 || !strings.Contains(e.String(), "interrupted") || !strings.Contains(e.String(), "--jobs "+dir) {
 		t.Errorf("exit %d, want 130; stderr %q", code, e.String())
 	}
@@ -436,7 +431,6 @@ func TestInterruptWhileWriting(t *testing.T) {
 	if m.Complete || len(m.Files) != 4 {
 		t.Errorf("interrupted manifest: complete %v, %d files (want false, the 4 planned)", m.Complete, len(m.Files))
 	}
-	testHookWrote = nil
 	if _, errOut, code := pwrc(t, "run", scen, "--jobs", dir); code != 0 {
 		t.Fatal(errOut)
 	}

@@ -190,7 +190,6 @@ func compile(path string, sets []string, experiment string, stdin io.Reader, std
 
 // execute simulates a plan; tests replace it to see whether, and when,
 // anything is simulated.
-var execute = pwrt.Execute
 
 func runCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
@@ -422,6 +421,7 @@ func writeShard(scenario, experiment string, sets []string, res *compiler.Result
 // at once, without waiting for runs that do not notice.
 func simulate(ctx context.Context, p *pwrt.Plan, opts pwrt.Options) ([]*pwrt.Result, error) {
 	done := make(chan []*pwrt.Result, 1)
+	execute := hooksOf(ctx).execute
 	go func() { done <- execute(ctx, p, opts) }()
 	select {
 	case res := <-done:

@@ -353,8 +353,8 @@ func (w *dirWriter) write(ctx context.Context, run int, f runFile, data []byte) 
 	n := int64(len(data))
 	sum := sha256.Sum256(data)
 	w.written[run] = append(w.written[run], manifestFile{Name: f.name, Run: f.run, Kind: f.kind, Bytes: &n, SHA256: hex.EncodeToString(sum[:])})
-	if testHookWrote != nil {
-		testHookWrote(path)
+	if wrote := hooksOf(ctx).wrote; wrote != nil {
+		wrote(path)
 	}
 	return nil
 }

@@ -24,6 +24,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	pwrt "github.com/pwrc/pwrc/runtime"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -58,6 +60,31 @@ func usageErrorf(format string, a ...any) error {
 	return exitError{exitUsage, fmt.Errorf(format, a...)}
 }
 
+// hooks are what a test replaces in one invocation of the CLI, carried by
+// its context (package variables that tests flip would keep tests from
+// running in parallel): how the plan is simulated, and a call after each
+// file written into a --jobs or --series directory.
+type hooks struct {
+	execute func(context.Context, *pwrt.Plan, pwrt.Options) []*pwrt.Result
+	wrote   func(path string)
+}
+
+type hooksKey struct{}
+
+// withHooks is ctx carrying h.
+func withHooks(ctx context.Context, h hooks) context.Context {
+	return context.WithValue(ctx, hooksKey{}, h)
+}
+
+// hooksOf is the hooks ctx carries; by default, the runtime's Execute.
+func hooksOf(ctx context.Context) hooks {
+	h, _ := ctx.Value(hooksKey{}).(hooks)
+	if h.execute == nil {
+		h.execute = pwrt.Execute
+	}
+	return h
+}
+
 // errInterrupted ends a command stopped by SIGINT or SIGTERM.
 var errInterrupted = exitError{exitInterrupted, errors.New("interrupted")}
 
@@ -68,7 +95,11 @@ var errInterrupted = exitError{exitInterrupted, errors.New("interrupted")}
 // with -j 2 on SDSC-BLUE: 131–142 MB → 104–114 MB, the same wall time).
 const gcPercent = 50
 
-func main() {
+func main() { mainWith(hooks{}) }
+
+// mainWith is main with the given hooks (the test binary's PWRC_TEST_MAIN
+// runs use them).
+func mainWith(h hooks) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
@@ -80,7 +111,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := runContext(withHooks(ctx, h), os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"flag"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -22,8 +24,21 @@ var update = flag.Bool("update", false, "rewrite the stdout sections of testdata
 func pwrc(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
-	code = run(args, &o, &e)
+	ctx := context.Background()
+	if h, ok := testHooks.Load(t); ok {
+		ctx = withHooks(ctx, h.(hooks))
+	}
+	code = runContext(ctx, args, &o, &e)
 	return o.String(), e.String(), code
+}
+
+// testHooks are the hooks each test set for its pwrc calls (setHooks).
+var testHooks sync.Map // *testing.T → hooks
+
+// setHooks gives t's pwrc calls hooks h.
+func setHooks(t *testing.T, h hooks) {
+	testHooks.Store(t, h)
+	t.Cleanup(func() { testHooks.Delete(t) })
 }
 
 // TestRunGolden compares the output of whole commands with golden files.

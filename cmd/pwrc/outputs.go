@@ -19,10 +19,6 @@ import (
 // manifestName is the file that ends every directory pwrc writes.
 const manifestName = "MANIFEST.json"
 
-// testHookWrote, if set, is called after each file of a --jobs or
-// --series directory is written (tests interrupt the writing with it).
-var testHookWrote func(path string)
-
 // outputFlags are the destinations given on the command line, and what
 // the run is of (to tell whether a directory holds the same sweep).
 type outputFlags struct {

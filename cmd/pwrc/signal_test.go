@@ -25,11 +25,10 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	if os.Getenv("PWRC_TEST_MAIN") == "1" {
-		execute = func(context.Context, *pwrt.Plan, pwrt.Options) []*pwrt.Result {
+		mainWith(hooks{execute: func(context.Context, *pwrt.Plan, pwrt.Options) []*pwrt.Result {
 			fmt.Fprintln(os.Stderr, "simulating")
 			select {}
-		}
-		main()
+		}})
 	}
 	os.Exit(m.Run())
 }

@@ -23,12 +23,10 @@ func TestFilesWrittenAsRunsEnd(t *testing.T) {
 		t.Fatal(e)
 	}
 	dir := t.TempDir()
-	saved := execute
-	t.Cleanup(func() { execute = saved })
 	var seen []string // the files in dir each time a run ends
 	var kept int      // results still holding records once all ended
 	midway := true    // the manifest while runs went on said "complete"
-	execute = func(ctx context.Context, p *pwrt.Plan, o pwrt.Options) []*pwrt.Result {
+	setHooks(t, hooks{execute: func(ctx context.Context, p *pwrt.Plan, o pwrt.Options) []*pwrt.Result {
 		progress := o.Progress
 		o.Progress = func(done, total int) {
 			entries, _ := os.ReadDir(dir)
@@ -41,14 +39,14 @@ func TestFilesWrittenAsRunsEnd(t *testing.T) {
 			}
 			progress(done, total)
 		}
-		res := saved(ctx, p, o)
+		res := pwrt.Execute(ctx, p, o)
 		for _, r := range res {
 			if r.Jobs != nil || r.States != nil {
 				kept++
 			}
 		}
 		return res
-	}
+	}})
 	if _, e, code := pwrc(t, "run", scen, "--jobs", dir, "--series", dir, "-j", "1"); code != 0 {
 		t.Fatal(e)
 	}
@@ -86,14 +84,13 @@ func TestFilesWrittenAsRunsEnd(t *testing.T) {
 func TestWriteErrorWhileRunsGoOn(t *testing.T) {
 	scen := writeScenario(t, "sweep.pwr", sweepScenario)
 	dir := t.TempDir()
-	t.Cleanup(func() { testHookWrote = nil })
-	testHookWrote = func(path string) {
+	setHooks(t, hooks{wrote: func(path string) {
 		if filepath.Base(path) == "kunkel_fixed-easy.csv" { // the next file's name, taken by a directory
 			if err := os.Mkdir(filepath.Join(dir, "kunkel_fixed-easy.hours.csv"), 0o755); err != nil {
 				t.Error(err)
 			}
 		}
-	}
+	}})
 	out, e, code := pwrc(t, "run", scen, "--jobs", dir, "--series", dir, "-j", "1")
 	if code != exitFailure || out != "" || !strings.Contains(e, "--jobs "+dir+" and --series "+dir+": writing kunkel_fixed-easy.hours.csv: ") {
 		t.Errorf("exit %d, stdout %q\n%s", code, out, e)
