@@ -63,10 +63,12 @@ func usageErrorf(format string, a ...any) error {
 // hooks are what a test replaces in one invocation of the CLI, carried by
 // its context (package variables that tests flip would keep tests from
 // running in parallel): how the plan is simulated, and a call after each
-// file written into a --jobs or --series directory.
+// file written into a --jobs or --series directory, and where pwrc's
+// binary is (for pwrc slurm).
 type hooks struct {
-	execute func(context.Context, *pwrt.Plan, pwrt.Options) []*pwrt.Result
-	wrote   func(path string)
+	execute    func(context.Context, *pwrt.Plan, pwrt.Options) []*pwrt.Result
+	wrote      func(path string)
+	executable func() (string, error) // this pwrc's path
 }
 
 type hooksKey struct{}
@@ -81,6 +83,9 @@ func hooksOf(ctx context.Context) hooks {
 	h, _ := ctx.Value(hooksKey{}).(hooks)
 	if h.execute == nil {
 		h.execute = pwrt.Execute
+	}
+	if h.executable == nil {
+		h.executable = os.Executable
 	}
 	return h
 }

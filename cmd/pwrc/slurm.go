@@ -136,8 +136,6 @@ func sbatchOwn(w string) string {
 	return ""
 }
 
-// executable is this pwrc's path (tests replace it).
-var executable = os.Executable
 
 // temporaryBuild says whether a binary is one the go command builds and
 // deletes (go run, go test) or keeps only in its build cache.
@@ -243,7 +241,7 @@ it is submitted. bash SCRIPT merge merges by hand.`,
 				return err
 			}
 			if pwrcPath == "" {
-				if pwrcPath, err = executable(); err != nil {
+				if pwrcPath, err = hooksOf(cmd.Context()).executable(); err != nil {
 					return usageErrorf("cannot tell where this pwrc is (%v): give the pwrc the jobs run with --pwrc PATH", err)
 				}
 				if temporaryBuild(pwrcPath) {

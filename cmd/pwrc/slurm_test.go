@@ -249,15 +249,13 @@ func TestSlurmArguments(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("bash -n: %v\n%s", err, b)
 	}
-	saved := executable
-	t.Cleanup(func() { executable = saved })
-	executable = func() (string, error) { return "/opt/bin/pwrc", nil }
+	setHooks(t, hooks{executable: func() (string, error) { return "/opt/bin/pwrc", nil }})
 	if o, e, code := pwrc(t, "slurm", q, "--shards", "9"); code != 0 || !strings.Contains(e, "shards 7 to 9 will have none") || !strings.Contains(o, "PWRC_BIN=${PWRC:-/opt/bin/pwrc}") {
 		t.Errorf("more shards than runs: exit %d, %q", code, e)
 	}
 	// go run's and go test's binaries are deleted, or kept only in the build cache.
 	for _, tmp := range []string{"/tmp/go-build1234/b001/exe/pwrc", "/home/u/.cache/go-build/ab/pwrc.test"} {
-		executable = func() (string, error) { return tmp, nil }
+		setHooks(t, hooks{executable: func() (string, error) { return tmp, nil }})
 		if _, e, code := pwrc(t, "slurm", q, "--shards", "2"); code != exitUsage || !strings.Contains(e, "temporary build") || !strings.Contains(e, "--pwrc PATH") {
 			t.Errorf("pwrc at %s: exit %d, %q", tmp, code, e)
 		}
