@@ -136,7 +136,6 @@ func sbatchOwn(w string) string {
 	return ""
 }
 
-
 // temporaryBuild says whether a binary is one the go command builds and
 // deletes (go run, go test) or keeps only in its build cache.
 func temporaryBuild(path string) bool {
