@@ -95,6 +95,8 @@ type compiler struct {
 	params    map[string]*param
 	badParams map[string]bool // params whose declaration is in error
 	silenced  int             // errors not reported because they echo one that is
+	nerrs     int             // errors among diags[:scanned] (errs)
+	scanned   int
 
 	exprs   map[exprKey]*runtime.Expr // compiled once per statement and param values
 	used    map[string]bool           // params referenced

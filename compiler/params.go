@@ -130,9 +130,18 @@ func (c *compiler) quiet(v lang.Value) bool {
 	return false
 }
 
-// errs counts the problems found so far, reported or silenced, so that a
+// errs counts the errors found so far, reported or silenced, so that a
 // declaration compiled with an error in it is known to have failed.
-func (c *compiler) errs() int { return len(c.diags) + c.silenced }
+// Warnings do not count: a declaration, run or experiment compiled with a
+// warning has not failed, and a warning never changes the plan.
+func (c *compiler) errs() int {
+	for ; c.scanned < len(c.diags); c.scanned++ {
+		if c.diags[c.scanned].Severity == lang.Error {
+			c.nerrs++
+		}
+	}
+	return c.nerrs + c.silenced
+}
 
 // applySets overrides params from the command line.
 func (c *compiler) applySets(sets []Set) {
