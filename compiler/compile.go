@@ -114,6 +114,7 @@ type compiler struct {
 	reported map[string]bool               // warnings given once however many runs share their cause
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
+	labels     map[lang.Value]*lang.Ident // swept values named `NAME = VALUE` (labels.go)
 }
 
 // module is one loaded file.
@@ -183,6 +184,7 @@ func newCompiler(opts Options) *compiler {
 		spans:      map[string]*runtime.TraceSpan{},
 		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
+		labels:     map[lang.Value]*lang.Ident{},
 		osData:     osData,
 	}
 }

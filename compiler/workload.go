@@ -69,7 +69,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			c.diags.Errorf(str.R, "empty accounting file path").With("Give the path of `sacct --parsable2` output, plain or gzipped.")
 			return w, false
 		}
-		w.Kind, w.Path, w.Name = runtime.Sacct, c.path(str), valueText(str)
+		w.Kind, w.Path, w.Name = runtime.Sacct, c.path(str), c.valueName(str)
 		w.Where = str.R.String()
 		c.dataFile(w.Path, str.R, "Slurm accounting file", false)
 		c.decodeBlock("the sacct workload", s.Body, []fieldSpec{
@@ -95,7 +95,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			c.diags.Errorf(str.R, "empty trace path").With("Give the path of an SWF file, plain or gzipped.")
 			return w, false
 		}
-		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), valueText(str)
+		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), c.valueName(str)
 		w.Where = str.R.String()
 		w.HasSize = c.dataFile(w.Path, str.R, "trace", true).hasSize
 		c.decodeBlock("the swf workload", s.Body, []fieldSpec{
