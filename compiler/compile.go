@@ -16,6 +16,7 @@ import (
 
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/workload"
 	"github.com/pwrc/pwrc/stdlib"
 )
 
@@ -115,6 +116,12 @@ type compiler struct {
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
 	labels     map[lang.Value]*lang.Ident // swept values named `NAME = VALUE` (labels.go)
+	// synthAt is where each synthetic workload's fields are written, by
+	// its block; synthOK caches syntheticFits by workload and machine size.
+	synthAt map[*lang.Block]map[string]lang.Range
+	synthOK map[workload.Synthetic]bool
+	// seriesOK caches seriesInBounds by generator.
+	seriesOK map[string]bool
 }
 
 // module is one loaded file.
@@ -185,6 +192,9 @@ func newCompiler(opts Options) *compiler {
 		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
 		labels:     map[lang.Value]*lang.Ident{},
+		synthAt:    map[*lang.Block]map[string]lang.Range{},
+		synthOK:    map[workload.Synthetic]bool{},
+		seriesOK:   map[string]bool{},
 		osData:     osData,
 	}
 }

@@ -251,17 +251,17 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		if !c.args(s, 1, 1, "seed 42") {
 			return 0, false
 		}
-		n, ok := c.count(s.Args[0], b, "seed", 0)
+		n, ok := c.count(s.Args[0], b, "seed")
 		return uint64(n), ok
 	}
 	accountOf := func(b binding) (*runtime.Window, bool) {
 		if s := stmts["account"]; s != nil {
 			w := c.account(s, b)
-			return w, w != nil
+			return w, w != nil && c.windowSpan(s, w)
 		}
 		if s := stmts["measure"]; s != nil {
 			w := c.window(s, b, "the measure window")
-			return w, w != nil
+			return w, w != nil && c.windowSpan(s, w)
 		}
 		return nil, true
 	}
@@ -1080,6 +1080,9 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 			With("Machine `%s` takes its size from the trace (`nodes auto`); give it `nodes 128`.", run.Machine.Name)
 		return false
 	}
+	if okW && okM && w.Kind == runtime.Synthetic && !c.syntheticFits(ws, w, &run.Machine) {
+		return false
+	}
 	ok := okW && okM && okK && okP && c.errs() == before
 	if ok && len(run.Policy.Powercaps) > 0 {
 		// Warnings only (after the count of problems: the run is fine).
@@ -1308,6 +1311,9 @@ func (c *compiler) report(s *lang.Stmt) []string {
 					continue
 				}
 				n, ok := c.val(it[0], nil).(*lang.Number)
+				if ok && !c.checkBounds(id.Name, lang.Dimensionless, n.Value, n, "", it[0]) {
+					continue
+				}
 				if !ok || len(it) != 1 || n.Unit != "" || n.Value < 1 {
 					c.diags.Errorf(it[0].Range(), "`%s` takes slowdown bounds, numbers ≥ 1, not `%s`", id.Name, it[0].Text()).
 						With("Write `%s(100, 400)` for the shares of jobs whose Lawson slowdown exceeds 100 and 400; without parentheses it counts against the policy's SLA (200 without one).", id.Name)

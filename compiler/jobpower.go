@@ -167,8 +167,11 @@ func (c *compiler) perNodes(s *lang.Stmt, a []lang.Value) (int, []lang.Value, bo
 }
 
 func (c *compiler) perCount(n *lang.Number, rest []lang.Value) (int, []lang.Value, bool) {
-	if n.Value < 1 || n.Value != math.Trunc(n.Value) || n.Value > 1<<30 {
-		c.diags.Errorf(n.R, "`per` needs a whole number of nodes ≥ 1, not %s", n.Src)
+	if !c.checkBounds("per", lang.Dimensionless, n.Value, n, "", n) {
+		return 0, nil, false
+	}
+	if bd := boundOf("per", lang.Dimensionless); n.Value < bd.lo || n.Value != math.Trunc(n.Value) {
+		c.diags.Errorf(n.R, "`per` must be a whole number ≥ %s, not %s", bd.min, n.Src).With("%s.", capitalize(bd.why))
 		return 0, nil, false
 	}
 	return int(n.Value), rest, true
