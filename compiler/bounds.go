@@ -85,7 +85,7 @@ var bounds = []*bound{
 	{field: "keep", min: "0", max: "1000000", whole: true, why: "a reserve counts idle nodes, from 0 up to the largest machine pwrc simulates"},
 	{field: "contiguous", min: "1", max: "1000000", whole: true, why: "a unit of allocation is from 1 node up to the largest machine pwrc simulates"},
 	{field: "window", min: "1", max: "1000", whole: true, why: "the knapsack chooses from a window of 1 job or more; its table grows by about 33 kB per job of the window (Zhou et al. choose from 10 to 50)"},
-	{field: "interval", dim: lang.Time, min: "10 s", off: true, max: "1 d", why: "a scheduler's cycle is tens of seconds to minutes (Slurm's is 60 s), and each runs a pass while jobs wait; 0 s runs passes on events only"},
+	{field: "interval", dim: lang.Time, min: "1 min", off: true, max: "1 d", why: "a scheduler's cycle is a minute or more (Slurm's is 60 s), and each runs a pass while jobs wait, for up to 20 simulated years when one never starts; 0 s runs passes on events only"},
 	{field: "active fixed", min: "1", max: "1000000", whole: true, why: "a count of active nodes is from 1 up to the largest machine pwrc simulates"},
 	{field: "low", min: "0", max: "1000000", whole: true, why: "a count of active nodes is from 0 up to the largest machine pwrc simulates"},
 	{field: "high", min: "1", max: "1000000", whole: true, why: "a count of active nodes is from 1 up to the largest machine pwrc simulates"},
