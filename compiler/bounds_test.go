@@ -410,3 +410,32 @@ func TestBoundsInREADME(t *testing.T) {
 		t.Errorf("README.md does not give the longest span (%s) or the dates (%s, %s)", spanWords(maxSpanSeconds), minDate, maxDate)
 	}
 }
+
+// TestJobPowerRuleBounded: a job power rule, evaluated per job at run
+// time, is held to the bound of a node's power like a constant: past it
+// the run fails at the rule, instead of printing an infinite energy.
+func TestJobPowerRuleBounded(t *testing.T) {
+	for _, tc := range []struct{ rule, err string }{
+		{"1000000", ""},
+		{"1e305", "power 1e+305 W per node is more than 1 MW"},
+		{"job.nodes > 1 ? 1e7 : 100", "is more than 1 MW"},
+	} {
+		src := strings.ReplaceAll(boundHeader, "NODES", "16") + "experiment e { workload synthetic { jobs 20; power rule " + tc.rule + " }; machine m; contract fixed; policy easy }\n"
+		c := newCompiler(Options{ReadFile: func(string) ([]byte, error) { return []byte(src), nil }})
+		c.load("main.pwr")
+		c.checkDecls()
+		plan := c.plan("")
+		if c.diags.HasErrors() {
+			t.Fatalf("%s: %v", tc.rule, c.diags)
+		}
+		r := runtime.Execute(context.Background(), plan, runtime.Options{Workers: 1})[0]
+		switch {
+		case tc.err == "" && r.Err != nil:
+			t.Errorf("%s: %v", tc.rule, r.Err)
+		case tc.err != "" && (r.Err == nil || !strings.Contains(r.Err.Error(), tc.err) || !strings.Contains(r.Err.Error(), "main.pwr:4:")):
+			t.Errorf("%s: error %v, want %q at the rule", tc.rule, r.Err, tc.err)
+		case r.Err == nil && nonFiniteField(reflect.ValueOf(r.Metrics), "Metrics") != "":
+			t.Errorf("%s: metrics not finite", tc.rule)
+		}
+	}
+}

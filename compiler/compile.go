@@ -122,6 +122,7 @@ type compiler struct {
 	synthOK map[workload.Synthetic]bool
 	// seriesOK caches seriesInBounds by generator.
 	seriesOK map[string]bool
+	bounded  map[*runtime.Expr]*runtime.Expr // job power rules, bounded (boundedPower)
 }
 
 // module is one loaded file.
@@ -195,6 +196,7 @@ func newCompiler(opts Options) *compiler {
 		synthAt:    map[*lang.Block]map[string]lang.Range{},
 		synthOK:    map[workload.Synthetic]bool{},
 		seriesOK:   map[string]bool{},
+		bounded:    map[*runtime.Expr]*runtime.Expr{},
 		osData:     osData,
 	}
 }

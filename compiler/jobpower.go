@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/pwrc/pwrc/lang"
@@ -33,7 +34,7 @@ func (c *compiler) jobPower(s *lang.Stmt, b binding, seed uint64) (runtime.JobPo
 				With("It is set once per job before the run, so it cannot read the time, the system, the price, `job.wait`, `job.estimate`, `job.alloc` or the job's power itself; use e.g. `job.nodes`, `job.walltime`, `job.user`.")
 			return jp, false
 		}
-		jp.Rule = e
+		jp.Rule = c.boundedPower(e)
 		return jp, true
 	}
 	// The per-nodes suffix: `per node` or `per 1024 nodes`.
@@ -175,4 +176,26 @@ func (c *compiler) perCount(n *lang.Number, rest []lang.Value) (int, []lang.Valu
 		return 0, nil, false
 	}
 	return int(n.Value), rest, true
+}
+
+// boundedPower wraps a job power rule so that a value past the bound of a
+// node's power (bounds.go) fails the run with the rule's location, as a
+// negative or infinite one does: 1e305 W per node would make the energy
+// and the cost infinite. Each rule is wrapped once, so that runs share it.
+func (c *compiler) boundedPower(e *runtime.Expr) *runtime.Expr {
+	if w := c.bounded[e]; w != nil {
+		return w
+	}
+	bd := boundOf("power", lang.Power)
+	w := *e
+	num := e.Num
+	w.Num = func(env *runtime.Env) float64 {
+		r := num(env)
+		if r > bd.hi {
+			panic(&runtime.EvalError{Expr: &w, Err: fmt.Errorf("job %d: power %g W per node is more than %s (%s)", env.Job.ID, r, bd.max, bd.why)})
+		}
+		return r
+	}
+	c.bounded[e] = &w
+	return &w
 }
