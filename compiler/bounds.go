@@ -78,6 +78,8 @@ var bounds = []*bound{
 	{field: "penalty", dim: lang.Money, min: "0 EUR", why: "a penalty is not negative"},
 	{field: "demand", dim: lang.Money, min: "0 EUR", why: "a demand charge is not negative"},
 	{field: "hours", min: "1", max: "1000000", whole: true, why: "a generated series holds from 1 to 1,000,000 hours (114 years); it repeats over longer runs"},
+	{field: "sine period", dim: lang.Time, min: "0 s", above: true, max: "1 y", why: "a sine's period is above 0, hours to a year"},
+	{field: "noise", min: "0", max: "1000000000", why: "a standard deviation is not negative"},
 	{field: "first", min: "0", max: "1000000", whole: true, why: "`first` counts hours of the series, at most 1,000,000"},
 
 	// Policies.

@@ -62,6 +62,8 @@ var boundScenarios = map[string]struct {
 	"penalty an amount of money":      {src: expContract(`flat 0.1 EUR/kWh; band 1 W..2 kW { penalty VALUE per interval }`)},
 	"demand an amount of money":       {src: expContract(`flat 0.1 EUR/kWh; demand VALUE per kW per month`)},
 	"hours a plain number":            {src: expContract(`hourly generate { hours VALUE; noise normal sd 1; unit 0.01 EUR/kWh }`)},
+	"sine period a duration":          {src: expContract(`hourly generate { sine 0.25 period VALUE; unit 0.01 EUR/kWh }`)},
+	"noise a plain number":            {src: expContract(`hourly generate { noise normal sd VALUE; unit 0.000000001 EUR/kWh }`)},
 	"first a plain number":            {src: expContract(`hourly generate { first VALUE uniform 0..1; hours 1000000 }`)},
 	"depth a plain number":            {src: expPolicy("backfill greedy depth VALUE", "")},
 	"keep a plain number":             {src: expPolicy("shutdown idle after 1 min keep VALUE", "")},

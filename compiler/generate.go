@@ -105,7 +105,7 @@ func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(la
 			}
 			amp, ok1 := number(a[0], "sine")
 			p, ok2 := hours(a[2], "sine period")
-			if ok1 && ok2 && p > 0 {
+			if ok1 && ok2 {
 				g.Sine, g.Period = amp, p
 			}
 		}},
@@ -115,7 +115,7 @@ func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(la
 				fail(s, "noise normal sd 1")
 				return
 			}
-			if sd, good := number(a[2], "noise"); good && sd >= 0 {
+			if sd, good := number(a[2], "noise"); good {
 				g.Noise = sd
 			}
 		}},
