@@ -15,10 +15,10 @@ import (
 // Bounds. Every number a scenario gives is checked against the range it
 // may take, at `check`, where it is written: a value beyond what any
 // machine, tariff or trace has would make a run crash, hang or run for
-// years of simulated time, or print an infinity. The ranges are generous
-// (ten times what the largest systems have, or more) and written here
-// once: the compiler checks them, the README lists them (a test compares
-// the two), and the messages quote them.
+// years of simulated time, or print an infinity. The ranges reach past
+// what the largest systems have, and are written here once: the compiler
+// checks them, the README lists them (a test compares the two), and the
+// messages quote them.
 
 // A bound is the range of one quantity, as a scenario writes it.
 type bound struct {
