@@ -45,7 +45,7 @@ func (c *compiler) activeStage(s *lang.Stmt, b binding, base *runtime.Active) (*
 			c.diags.Errorf(s.Range, "expected `active fixed N`, `active fixed P%%` or `active fixed all`").With("N counts nodes; P%% is a share of the machine's, rounded up.")
 			return nil, false
 		}
-		lv, ok := c.nodeLevel(a[1], b, "active fixed", 1)
+		lv, ok := c.nodeLevel(a[1], b, "active fixed")
 		if !ok {
 			return nil, false
 		}
@@ -68,7 +68,7 @@ func (c *compiler) activeStage(s *lang.Stmt, b binding, base *runtime.Active) (*
 					ok = false
 					return
 				}
-				lv, good := c.nodeLevel(s.Args[0], b, "low", 0)
+				lv, good := c.nodeLevel(s.Args[0], b, "low")
 				if !good {
 					ok = false
 					return
@@ -80,7 +80,7 @@ func (c *compiler) activeStage(s *lang.Stmt, b binding, base *runtime.Active) (*
 					ok = false
 					return
 				}
-				lv, good := c.nodeLevel(s.Args[0], b, "high", 1)
+				lv, good := c.nodeLevel(s.Args[0], b, "high")
 				if !good {
 					ok = false
 					return
@@ -138,11 +138,6 @@ func (c *compiler) activeStage(s *lang.Stmt, b binding, base *runtime.Active) (*
 				}
 				v, _, good := c.quantity(s.Args[0], b, lang.Time, "every")
 				if !good {
-					ok = false
-					return
-				}
-				if v <= 0 {
-					c.diags.Errorf(c.val(s.Args[0], b).Range(), "`every` must be above 0").With("Decisions fall at the first submission + n·every, n ≥ 1; Lawson & Smirni decide weekly: `every 7 d`.")
 					ok = false
 					return
 				}
@@ -218,9 +213,11 @@ func (c *compiler) sla(s *lang.Stmt, b binding) (float64, bool) {
 	return v, ok
 }
 
-// nodeLevel reads a level of nodes: a count (at least lo), a share of the
-// machine (`75%`, above 0 and at most 100 %) or `all`.
-func (c *compiler) nodeLevel(v lang.Value, b binding, field string, lo int) (runtime.NodeLevel, bool) {
+// nodeLevel reads a level of nodes: a count (in the range of its bound), a
+// share of the machine (`75%`, above 0 if the count must be, and at most
+// 100 %) or `all`.
+func (c *compiler) nodeLevel(v lang.Value, b binding, field string) (runtime.NodeLevel, bool) {
+	lo := boundOf(field, lang.Dimensionless).lo
 	if v.Text() == "all" {
 		return runtime.NodeLevel{All: true}, true
 	}
@@ -241,7 +238,7 @@ func (c *compiler) nodeLevel(v lang.Value, b binding, field string, lo int) (run
 		}
 		return runtime.NodeLevel{Share: f}, true
 	}
-	n, ok := c.count(v, b, field, lo)
+	n, ok := c.count(v, b, field)
 	return runtime.NodeLevel{Nodes: n}, ok
 }
 

@@ -23,7 +23,7 @@ func (c *compiler) billFields(k *runtime.Contract, b binding, price func(lang.Va
 		}
 		if !(m > 0) || 3600/m != float64(int(3600/m)) {
 			c.diags.Errorf(s.Args[0].Range(), "a metered interval must divide an hour").
-				With("Meters read clock-aligned intervals of local time: 1, 5, 10, 15, 30 or 60 min.")
+				With("Meters read clock-aligned intervals of local time: 5, 10, 12, 15, 20, 30 or 60 min.")
 			return
 		}
 		for o, at := range meterAt {

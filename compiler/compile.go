@@ -16,6 +16,7 @@ import (
 
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/workload"
 	"github.com/pwrc/pwrc/stdlib"
 )
 
@@ -96,6 +97,8 @@ type compiler struct {
 	params    map[string]*param
 	badParams map[string]bool // params whose declaration is in error
 	silenced  int             // errors not reported because they echo one that is
+	nerrs     int             // errors among diags[:scanned] (errs)
+	scanned   int
 
 	exprs   map[exprKey]*runtime.Expr // compiled once per statement and param values
 	used    map[string]bool           // params referenced
@@ -120,6 +123,14 @@ type compiler struct {
 	reported  map[string]bool // warnings given once however many runs share their cause
 	// unexpanded holds swept params met unbound while compiling a run.
 	unexpanded map[string]bool
+	labels     map[lang.Value]*lang.Ident // swept values named `NAME = VALUE` (labels.go)
+	// synthAt is where each synthetic workload's fields are written, by
+	// its block; synthOK caches syntheticFits by workload and machine size.
+	synthAt map[*lang.Block]map[string]lang.Range
+	synthOK map[workload.Synthetic]bool
+	// seriesOK caches seriesInBounds by generator.
+	seriesOK map[string]bool
+	bounded  map[*runtime.Expr]*runtime.Expr // job power rules, bounded (boundedPower)
 }
 
 // module is one loaded file.
@@ -191,6 +202,11 @@ func newCompiler(opts Options) *compiler {
 		seriesAt:   map[string]lang.Range{},
 		reported:   map[string]bool{},
 		unexpanded: map[string]bool{},
+		labels:     map[lang.Value]*lang.Ident{},
+		synthAt:    map[*lang.Block]map[string]lang.Range{},
+		synthOK:    map[workload.Synthetic]bool{},
+		seriesOK:   map[string]bool{},
+		bounded:    map[*runtime.Expr]*runtime.Expr{},
 		osData:     osData,
 	}
 }

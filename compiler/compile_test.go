@@ -356,6 +356,61 @@ func TestPlanLayout(t *testing.T) {
 				  50W [idle_w=50W]
 				  0.07kW [idle_w=0.07kW]`,
 		},
+		{
+			name: "labels name two traces of the same base name",
+			files: map[string]string{"main.pwr": header + `
+				experiment e {
+				  workload swf [site_a = "a/trace.swf", site_b = "b/trace.swf"]
+				  machine  m
+				  contract kunkel_fixed
+				  policy   [fcfs, easy] baseline easy
+				}`},
+			want: `experiment e dims=[workload policy] baseline=policy:easy
+				  site_a-fcfs [workload=site_a policy=fcfs] vs site_a-easy
+				  site_a-easy [workload=site_a policy=easy]
+				  site_b-fcfs [workload=site_b policy=fcfs] vs site_b-easy
+				  site_b-easy [workload=site_b policy=easy]`,
+		},
+		{
+			name: "labels in a param's list, some values unlabelled, a baseline by label",
+			files: map[string]string{"main.pwr": header + `
+				param load = [low = 60%, 75%, high = 90%]
+				param pol = [plain = fcfs, easy]
+				experiment e {
+				  workload synthetic { jobs 10; load load }
+				  machine  m
+				  contract kunkel_fixed
+				  policy   pol
+				  baseline load = high
+				}`},
+			want: `experiment e dims=[load pol] baseline=load:high
+				  low-plain [load=low pol=plain] vs high-plain
+				  low-easy [load=low pol=easy] vs high-easy
+				  75%-plain [load=75% pol=plain] vs high-plain
+				  75%-easy [load=75% pol=easy] vs high-easy
+				  high-plain [load=high pol=plain]
+				  high-easy [load=high pol=easy]`,
+		},
+		{
+			name: "--set a labelled list of paths",
+			files: map[string]string{"main.pwr": header + `
+				param trace = "x.swf"
+				experiment e { workload swf trace; machine m; contract kunkel_fixed; policy easy }`},
+			opts: compiler.Options{Sets: []compiler.Set{{Name: "trace", Value: `[a = siteA/trace.swf, b = "siteB/trace.swf"]`}}},
+			want: `experiment e dims=[trace]
+				  a [trace=a]
+				  b [trace=b]`,
+		},
+		{
+			name: "--set a labelled list of quantities",
+			files: map[string]string{"main.pwr": header + `
+				param load = 50%
+				experiment e { workload synthetic { jobs 10; load load }; machine m; contract kunkel_fixed; policy easy }`},
+			opts: compiler.Options{Sets: []compiler.Set{{Name: "load", Value: `[low=60%, high=90%]`}}},
+			want: `experiment e dims=[load]
+				  low [load=low]
+				  high [load=high]`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -806,5 +861,30 @@ experiment e {
 	want := "freq:3000 freq:2700 freq:2400 freq:2200 freq:2000 freq:1800 freq:1600 freq:1400 freq:1200 freq:2000"
 	if got := strings.Join(p.Experiments[0].Report, " "); got != want {
 		t.Errorf("report keys %s, want %s", got, want)
+	}
+}
+
+// TestLabelledWorkloads: a label names the workload of its runs (tables,
+// notes, JSON), and the run reads the labelled file.
+func TestLabelledWorkloads(t *testing.T) {
+	p := compileOK(t, "main.pwr", map[string]string{"main.pwr": header + `
+		param load = [busy = 90%, 50%]
+		experiment e {
+		  workload swf [site_a = "a/trace.swf", site_b = "b/trace.swf.gz"]
+		  machine  m
+		  contract kunkel_fixed
+		  policy   easy
+		}
+		experiment s { workload synthetic { jobs 10; load load }; machine m; contract kunkel_fixed; policy easy }`}, compiler.Options{})
+	var got []string
+	for _, r := range p.Runs {
+		got = append(got, r.Name+":"+r.Workload.Name+":"+filepath.ToSlash(r.Workload.Path))
+	}
+	want := "e-site_a:site_a:a/trace.swf e-site_b:site_b:b/trace.swf.gz s-busy:synthetic: s-50%:synthetic:"
+	if strings.Join(got, " ") != want {
+		t.Errorf("runs %q, want %q", strings.Join(got, " "), want)
+	}
+	if p.Runs[2].Workload.Synthetic.Load != 0.9 || p.Runs[3].Workload.Synthetic.Load != 0.5 {
+		t.Errorf("loads %v, %v", p.Runs[2].Workload.Synthetic.Load, p.Runs[3].Workload.Synthetic.Load)
 	}
 }

@@ -384,6 +384,11 @@ func (c *compiler) localTime(v lang.Value, b binding, field string) (string, boo
 	}
 	for _, layout := range []string{"2006-01-02", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02T15:04:05"} {
 		if t, err := time.Parse(layout, s.Value); err == nil {
+			if !inDateRange(t) {
+				c.diags.Errorf(s.R, "`%s` is out of range: %s (dates run from %s to %s)", field, s.Src, minDate, maxDate).
+					With("Traces, prices and windows are dated from the 20th century to the 22nd; check the year.")
+				return "", false
+			}
 			return t.Format("2006-01-02T15:04:05"), true
 		}
 	}

@@ -183,7 +183,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 						With("Only greedy backfilling takes a depth: `backfill greedy depth 1000`.")
 					return
 				}
-				if n, ok := c.count(s.Args[2], b, "depth", 0); ok {
+				if n, ok := c.count(s.Args[2], b, "depth"); ok {
 					p.Depth = n
 				}
 			}},
@@ -242,7 +242,7 @@ func (c *compiler) policy(d *decl, b binding) (runtime.Policy, policyRefs, bool)
 			}},
 			{name: "window", usage: "window 10", decode: func(s *lang.Stmt) {
 				if c.args(s, 1, 1, "window 10") {
-					if n, ok := c.count(s.Args[0], b, "window", 1); ok {
+					if n, ok := c.count(s.Args[0], b, "window"); ok {
 						p.Window = n
 					}
 				}

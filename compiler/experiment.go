@@ -251,17 +251,17 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		if !c.args(s, 1, 1, "seed 42") {
 			return 0, false
 		}
-		n, ok := c.count(s.Args[0], b, "seed", 0)
+		n, ok := c.count(s.Args[0], b, "seed")
 		return uint64(n), ok
 	}
 	accountOf := func(b binding) (*runtime.Window, bool) {
 		if s := stmts["account"]; s != nil {
 			w := c.account(s, b)
-			return w, w != nil
+			return w, w != nil && c.windowSpan(s, w)
 		}
 		if s := stmts["measure"]; s != nil {
 			w := c.window(s, b, "the measure window")
-			return w, w != nil
+			return w, w != nil && c.windowSpan(s, w)
 		}
 		return nil, true
 	}
@@ -278,11 +278,9 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		// make them ambiguous.
 		seen := map[string]lang.Value{}
 		for _, v := range dm.values {
-			name := fileSafe(valueText(v))
+			name := fileSafe(c.valueName(v))
 			if prev, dup := seen[name]; dup {
-				c.diags.Errorf(v.Range(), "swept values %s and %s both name runs `%s`", prev.Text(), v.Text(), name).
-					With("Each value of a sweep must have its own name; for files, the base name without .swf, .gz or .csv counts.").
-					Note(prev.Range(), "the first one")
+				c.sameName(dm, prev, v, name)
 				bad = true
 			}
 			seen[name] = v
@@ -310,7 +308,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		}
 	}
 	if base != nil {
-		exp.Baseline = &runtime.Baseline{Dim: base.dim.name, Value: valueText(base.value)}
+		exp.Baseline = &runtime.Baseline{Dim: base.dim.name, Value: c.valueName(base.value)}
 	}
 	names := map[string]bool{}
 	slas := reportBounds(exp.Report, "sla_violations") // the same for every run
@@ -319,7 +317,7 @@ func (c *compiler) experiment(p *runtime.Plan, d *decl) {
 		var parts []string
 		for _, dm := range rb.dims {
 			v := rb.b[dm.key]
-			text := valueText(v)
+			text := c.valueName(v)
 			params = append(params, runtime.Param{Name: dm.name, Value: text, Partial: partial[dm.key]})
 			if partial[dm.key] {
 				text = dm.name + "=" + text
@@ -655,20 +653,9 @@ func (w *sweepWalker) value(v lang.Value, field *lang.Stmt) {
 				return
 			}
 			c.used[p.name] = true
-			items := func() []lang.Value {
-				var out []lang.Value
-				for _, it := range l.Items {
-					out = append(out, it...)
-				}
-				return out
-			}
+			items := func() []lang.Value { return c.items(l) }
 			w.sweep(p.name, items, func() *dim {
-				dm := &dim{name: p.name, key: p.name, at: l.R}
-				for _, it := range l.Items {
-					if len(it) == 1 {
-						dm.values = append(dm.values, it[0])
-					}
-				}
+				dm := &dim{name: p.name, key: p.name, at: l.R, values: c.items(l)}
 				if len(dm.values) == 0 || p.bad {
 					w.empty = true // reported where the param is declared or set
 					return nil
@@ -738,24 +725,16 @@ func (w *sweepWalker) stmts(ss []*lang.Stmt, top bool) {
 		}
 		if vi < len(args) {
 			if l, ok := args[vi].(*lang.List); ok {
-				items := func() []lang.Value {
-					var out []lang.Value
-					for _, it := range l.Items {
-						if len(it) == 1 {
-							out = append(out, it[0])
-						}
-					}
-					return out
-				}
+				items := func() []lang.Value { return c.items(l) }
 				w.sweep("@"+s.Key.Name, items, func() *dim {
 					dm := &dim{name: s.Key.Name, key: "@" + s.Key.Name, at: l.R, baseline: baselineOf(s)}
 					for _, it := range l.Items {
-						if len(it) != 1 {
-							c.diags.Errorf(it[0].Range().Cover(it[len(it)-1].Range()), "each swept value is a single name or value").
-								With("Separate values with commas: `[fcfs, easy]`.")
+						v, ok := c.item(it)
+						if !ok {
+							c.badItem(it, "each swept value is a single name or value", "[fcfs, easy]")
 							continue
 						}
-						dm.values = append(dm.values, it[0])
+						dm.values = append(dm.values, v)
 					}
 					if len(dm.values) == 0 {
 						if len(l.Items) == 0 {
@@ -867,10 +846,18 @@ func (c *compiler) baseline(d *decl, dims []*dim, stmt *lang.Stmt) *baselineChoi
 		}
 		var names []string
 		for _, v := range dm.values {
-			names = append(names, valueText(v))
-			if sameValue(v, want) {
-				out, first = &baselineChoice{dim: dm, value: v}, at
-				return
+			names = append(names, c.valueName(v))
+		}
+		// A label names its value first; then values compare as written.
+		for _, match := range []func(lang.Value) bool{
+			func(v lang.Value) bool { l := c.labels[v]; return l != nil && want.Text() == l.Name && isIdent(want) },
+			func(v lang.Value) bool { return sameValue(v, want) },
+		} {
+			for _, v := range dm.values {
+				if match(v) {
+					out, first = &baselineChoice{dim: dm, value: v}, at
+					return
+				}
 			}
 		}
 		c.diags.Errorf(want.Range(), "baseline `%s` is not one of the swept values", want.Text()).
@@ -1091,6 +1078,9 @@ func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b b
 	if okW && okM && w.Kind == runtime.Synthetic && run.Machine.Nodes == 0 {
 		c.diags.Errorf(ws.Args[0].Range(), "a synthetic workload needs a machine with a fixed number of nodes").
 			With("Machine `%s` takes its size from the trace (`nodes auto`); give it `nodes 128`.", run.Machine.Name)
+		return false
+	}
+	if okW && okM && w.Kind == runtime.Synthetic && !c.syntheticFits(ws, w, &run.Machine) {
 		return false
 	}
 	ok := okW && okM && okK && okP && c.errs() == before
@@ -1326,6 +1316,9 @@ func (c *compiler) report(s *lang.Stmt) []string {
 					continue
 				}
 				n, ok := c.val(it[0], nil).(*lang.Number)
+				if ok && !c.checkBounds(id.Name, lang.Dimensionless, n.Value, n, "", it[0]) {
+					continue
+				}
 				if !ok || len(it) != 1 || n.Unit != "" || n.Value < 1 {
 					c.diags.Errorf(it[0].Range(), "`%s` takes slowdown bounds, numbers ≥ 1, not `%s`", id.Name, it[0].Text()).
 						With("Write `%s(100, 400)` for the shares of jobs whose Lawson slowdown exceeds 100 and 400; without parentheses it counts against the policy's SLA (200 without one).", id.Name)

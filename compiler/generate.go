@@ -1,7 +1,9 @@
 package compiler
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/pwrc/pwrc/lang"
 	"github.com/pwrc/pwrc/runtime/tariff"
@@ -34,14 +36,14 @@ func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(la
 	c.decodeBlock(label, s.Body, []fieldSpec{
 		{name: "hours", usage: "hours 12000", decode: func(s *lang.Stmt) {
 			if c.args(s, 1, 1, "hours 12000") {
-				if n, good := c.count(s.Args[0], b, "hours", 1); good {
+				if n, good := c.count(s.Args[0], b, "hours"); good {
 					g.Hours = n
 				}
 			}
 		}},
 		{name: "seed", usage: "seed 1", decode: func(s *lang.Stmt) {
 			if c.args(s, 1, 1, "seed 1") {
-				if n, good := c.count(s.Args[0], b, "seed", 0); good {
+				if n, good := c.count(s.Args[0], b, "seed"); good {
 					g.Seed = uint64(n)
 				}
 			}
@@ -59,9 +61,9 @@ func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(la
 				fail(s, "first 24 uniform 0..1")
 				return
 			}
-			n, ok1 := c.count(a[0], b, "first", 0)
-			lo, ok2 := number(a[2], "first")
-			hi, ok3 := number(a[4], "first")
+			n, ok1 := c.count(a[0], b, "first")
+			lo, ok2 := number(a[2], "uniform")
+			hi, ok3 := number(a[4], "uniform")
 			if ok1 && ok2 && ok3 {
 				g.First, g.Lo, g.Hi = n, lo, hi
 			}
@@ -103,7 +105,7 @@ func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(la
 			}
 			amp, ok1 := number(a[0], "sine")
 			p, ok2 := hours(a[2], "sine period")
-			if ok1 && ok2 && p > 0 {
+			if ok1 && ok2 {
 				g.Sine, g.Period = amp, p
 			}
 		}},
@@ -113,7 +115,7 @@ func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(la
 				fail(s, "noise normal sd 1")
 				return
 			}
-			if sd, good := number(a[2], "noise"); good && sd >= 0 {
+			if sd, good := number(a[2], "noise"); good {
 				g.Noise = sd
 			}
 		}},
@@ -142,8 +144,49 @@ func (c *compiler) generator(s *lang.Stmt, b binding, what string, value func(la
 			}
 		}},
 	})
-	if !ok {
+	if !ok || !c.seriesInBounds(s, g, what) {
 		return nil
 	}
 	return g
+}
+
+// seriesInBounds draws a generated series, as a run will, and checks that
+// its values are finite and within their dimension's bounds (and carbon
+// intensities not negative, which a run refuses): an autoregression whose
+// coefficients add up to 1 or more grows without bound, and a huge sine or
+// noise makes prices no tariff has.
+func (c *compiler) seriesInBounds(s *lang.Stmt, g *tariff.Generator, what string) bool {
+	key := fmt.Sprintf("%s %+v", what, *g)
+	if ok, seen := c.seriesOK[key]; seen {
+		return ok
+	}
+	dim, unit, noun := lang.Price, "per kWh", "prices"
+	if what == "carbon" {
+		dim, unit, noun = lang.Carbon, "g/kWh", "carbon intensities"
+	}
+	bd := dimBounds[dim]
+	lo, hi, finite := math.Inf(1), math.Inf(-1), true
+	for _, v := range tariff.Generate(*g).Prices {
+		finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	const hint = "Check the generator's terms: autoregression coefficients that add up to 1 or more make the series grow without bound; `first`, `sine`, `noise` and `add` are in units of `unit`."
+	shown := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) + " " + unit }
+	var d *lang.Diagnostic
+	switch {
+	case !finite:
+		d = c.diags.Errorf(argsRange(s), "the generated %s grow without bound", noun).With("%s", hint)
+	case max(hi, -lo) > bd.hi:
+		worst := hi
+		if -lo > hi {
+			worst = lo
+		}
+		d = c.diags.Errorf(argsRange(s), "the generated %s reach %s (at most %s in size)", noun, shown(worst), bd.max).
+			With("%s. %s", capitalize(bd.why), hint)
+	case dim == lang.Carbon && lo < 0:
+		d = c.diags.Errorf(argsRange(s), "the generated carbon intensities fall to %s, below 0", shown(lo)).
+			With("Carbon intensities are not negative: raise the `mean`, or lower the `noise` or the `sine`.")
+	}
+	c.seriesOK[key] = d == nil
+	return d == nil
 }

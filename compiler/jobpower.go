@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -34,7 +35,7 @@ func (c *compiler) jobPower(s *lang.Stmt, b binding, seed uint64) (runtime.JobPo
 				With("It is set once per job before the run, so it cannot read the time, the system, the price, %s or the job's power itself; use e.g. `job.nodes`, `job.walltime`, `job.user`.", runFieldList())
 			return jp, false
 		}
-		jp.Rule = e
+		jp.Rule = c.boundedPower(e)
 		return jp, true
 	}
 	// The per-nodes suffix: `per node` or `per 1024 nodes`.
@@ -168,8 +169,11 @@ func (c *compiler) perNodes(s *lang.Stmt, a []lang.Value) (int, []lang.Value, bo
 }
 
 func (c *compiler) perCount(n *lang.Number, rest []lang.Value) (int, []lang.Value, bool) {
-	if n.Value < 1 || n.Value != math.Trunc(n.Value) || n.Value > 1<<30 {
-		c.diags.Errorf(n.R, "`per` needs a whole number of nodes ≥ 1, not %s", n.Src)
+	if !c.checkBounds("per", lang.Dimensionless, n.Value, n, "", n) {
+		return 0, nil, false
+	}
+	if bd := boundOf("per", lang.Dimensionless); n.Value < bd.lo || n.Value != math.Trunc(n.Value) {
+		c.diags.Errorf(n.R, "`per` must be a whole number ≥ %s, not %s", bd.min, n.Src).With("%s.", capitalize(bd.why))
 		return 0, nil, false
 	}
 	return int(n.Value), rest, true
@@ -186,4 +190,26 @@ func runFieldList() string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// boundedPower wraps a job power rule so that a value past the bound of a
+// node's power (bounds.go) fails the run with the rule's location, as a
+// negative or infinite one does: 1e305 W per node would make the energy
+// and the cost infinite. Each rule is wrapped once, so that runs share it.
+func (c *compiler) boundedPower(e *runtime.Expr) *runtime.Expr {
+	if w := c.bounded[e]; w != nil {
+		return w
+	}
+	bd := boundOf("power", lang.Power)
+	w := *e
+	num := e.Num
+	w.Num = func(env *runtime.Env) float64 {
+		r := num(env)
+		if r > bd.hi {
+			panic(&runtime.EvalError{Expr: &w, Err: fmt.Errorf("job %d: power %g W per node is more than %s (%s)", env.Job.ID, r, bd.max, bd.why)})
+		}
+		return r
+	}
+	c.bounded[e] = &w
+	return &w
 }

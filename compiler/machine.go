@@ -52,13 +52,13 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 					m.Nodes, nodesSet = 0, true
 					return
 				}
-				if n, ok := c.count(s.Args[0], b, "nodes", 1); ok {
+				if n, ok := c.count(s.Args[0], b, "nodes"); ok {
 					m.Nodes, nodesSet = n, true
 				}
 			}},
 			{name: "cores", usage: "cores 24", decode: func(s *lang.Stmt) {
 				if c.args(s, 1, 1, "cores 24") {
-					if n, ok := c.count(s.Args[0], b, "cores", 1); ok {
+					if n, ok := c.count(s.Args[0], b, "cores"); ok {
 						m.Cores = n
 					}
 				}
@@ -152,7 +152,7 @@ func (c *compiler) machine(d *decl, b binding) (runtime.Machine, bool) {
 					}},
 					{name: "lifetime", usage: "lifetime 5 y", decode: func(s *lang.Stmt) {
 						if c.args(s, 1, 1, "lifetime 5 y") {
-							if x, ok := c.nonNegative(s.Args[0], b, lang.Time, "lifetime"); ok && x > 0 {
+							if x, ok := c.nonNegative(s.Args[0], b, lang.Time, "lifetime"); ok {
 								mc.Lifetime = x
 							}
 						}
@@ -423,7 +423,7 @@ func (c *compiler) levelSize(specs []*levelSpec, i int, resolved []runtime.Level
 	if !c.args(s, 2, 2, usage+")") {
 		return 0, false
 	}
-	n, ok := c.count(s.Args[0], b, "size", 1)
+	n, ok := c.count(s.Args[0], b, "size")
 	unit, isID := s.Args[1].(*lang.Ident)
 	if !isID {
 		c.diags.Errorf(s.Args[1].Range(), "`size` counts `node` or a level, not %s", describeValue(s.Args[1])).With("Write `%s).", usage)
@@ -470,8 +470,8 @@ func (c *compiler) levelSize(specs []*levelSpec, i int, resolved []runtime.Level
 	if !ok {
 		return 0, false
 	}
-	if float64(n)*float64(per) > 1e9 {
-		c.diags.Errorf(argsRange(s), "level `%s` is too large: %d × %d nodes (at most 1000000000)", ls.id.Name, n, per)
+	if bd := boundOf("nodes", lang.Dimensionless); float64(n)*float64(per) > bd.hi {
+		c.diags.Errorf(argsRange(s), "level `%s` is too large: %d × %d nodes (at most %s)", ls.id.Name, n, per, bd.max).With("%s.", capitalize(bd.why))
 		return 0, false
 	}
 	return n * per, true
@@ -489,7 +489,7 @@ func (c *compiler) levelPower(ls *levelSpec, size int, b binding) ([]runtime.Pow
 	watts := func(s *lang.Stmt, field string) float64 {
 		a := s.Args
 		if len(a) == 0 {
-			c.args(s, 1, 1, field+" 633 W")
+			c.args(s, 1, 1, fieldName(field)+" 633 W")
 			return 0
 		}
 		per := 1.0
@@ -499,7 +499,7 @@ func (c *compiler) levelPower(ls *levelSpec, size int, b binding) ([]runtime.Pow
 				return 0
 			}
 			if len(rest) != 1 {
-				c.args(&lang.Stmt{Key: s.Key, Args: rest, Range: s.Range}, 1, 1, field+" 133 W per 16 nodes")
+				c.args(&lang.Stmt{Key: s.Key, Args: rest, Range: s.Range}, 1, 1, fieldName(field)+" 133 W per 16 nodes")
 				return 0
 			}
 			a, per = rest, float64(k)/float64(size)
@@ -508,7 +508,7 @@ func (c *compiler) levelPower(ls *levelSpec, size int, b binding) ([]runtime.Pow
 		return v / per
 	}
 	if s.Body == nil {
-		w := watts(s, "power")
+		w := watts(s, "power@level")
 		return []runtime.PowerComponent{{Power: w}}, c.errs() == before
 	}
 	if len(s.Args) > 0 {
@@ -595,11 +595,6 @@ func (c *compiler) pstates(m *runtime.Machine, d *decl, stmts []*lang.Stmt, slow
 	f, _, ok1 := c.quantity(a[0], b, dim, "slowdown")
 	hz, _, ok2 := c.quantity(a[2], b, lang.Frequency, "slowdown")
 	if !ok1 || !ok2 {
-		return
-	}
-	if f < 1 {
-		c.diags.Errorf(c.val(a[0], b).Range(), "a slowdown must be at least 1, not %s", trimNumber(f)).
-			With("It is how many times longer a job runs at the lowest pstate than at the highest; a lower frequency cannot make it faster.")
 		return
 	}
 	n := len(m.PStates)

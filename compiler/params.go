@@ -100,14 +100,14 @@ func (c *compiler) checkParamList(name string, l *lang.List) bool {
 		ok = false
 	}
 	for _, it := range l.Items {
-		if len(it) != 1 {
-			c.diags.Errorf(it[0].Range().Cover(it[len(it)-1].Range()), "each value of a swept param is a single value").
-				With("Separate values with commas: `[64, 128]`.")
+		v, good := c.item(it)
+		if !good {
+			c.badItem(it, "each value of a swept param is a single value", "[64, 128]")
 			ok = false
 			continue
 		}
-		if _, nested := it[0].(*lang.List); nested {
-			c.diags.Errorf(it[0].Range(), "lists cannot be nested").With("A swept param is a flat list, e.g. `[64, 128]`.")
+		if _, nested := v.(*lang.List); nested {
+			c.diags.Errorf(v.Range(), "lists cannot be nested").With("A swept param is a flat list, e.g. `[64, 128]`.")
 			ok = false
 		}
 	}
@@ -130,9 +130,18 @@ func (c *compiler) quiet(v lang.Value) bool {
 	return false
 }
 
-// errs counts the problems found so far, reported or silenced, so that a
+// errs counts the errors found so far, reported or silenced, so that a
 // declaration compiled with an error in it is known to have failed.
-func (c *compiler) errs() int { return len(c.diags) + c.silenced }
+// Warnings do not count: a declaration, run or experiment compiled with a
+// warning has not failed, and a warning never changes the plan.
+func (c *compiler) errs() int {
+	for ; c.scanned < len(c.diags); c.scanned++ {
+		if c.diags[c.scanned].Severity == lang.Error {
+			c.nerrs++
+		}
+	}
+	return c.nerrs + c.silenced
+}
 
 // applySets overrides params from the command line.
 func (c *compiler) applySets(sets []Set) {
@@ -218,10 +227,11 @@ func isStringish(v lang.Value) bool {
 		return true
 	case *lang.List:
 		for _, it := range v.Items {
-			if len(it) != 1 {
+			x, _, ok := splitItem(it)
+			if !ok {
 				return false
 			}
-			if _, ok := it[0].(*lang.String); !ok {
+			if _, ok := x.(*lang.String); !ok {
 				return false
 			}
 		}
@@ -233,27 +243,39 @@ func isStringish(v lang.Value) bool {
 // listOfPaths reports a list whose items look like unquoted paths.
 func listOfPaths(l *lang.List) bool {
 	for _, it := range l.Items {
-		if len(it) > 1 {
+		if _, rest := cutLabel(it); len(rest) > 1 {
 			return true
 		}
 	}
 	return false
 }
 
+// cutLabel splits `NAME = …` off a --set list item: the label's values
+// (none without one) and the rest.
+func cutLabel(it []lang.Value) (label, rest []lang.Value) {
+	if _, isID := it[0].(*lang.Ident); isID && len(it) > 2 && isEquals(it[1]) {
+		return it[:2], it[2:]
+	}
+	return nil, it
+}
+
 // stringItems turns each item of a --set list into a string: a quoted one
-// stays as it is, anything else is taken as written (`[a.swf, b/c.swf]`).
+// stays as it is, anything else is taken as written (`[a.swf, b/c.swf]`);
+// a label stays a label (`[a = x/trace.swf, b = y/trace.swf]`).
 func stringItems(l *lang.List, src string) *lang.List {
 	out := &lang.List{Src: l.Src, R: l.R}
 	for _, it := range l.Items {
-		if len(it) == 1 {
-			if _, ok := it[0].(*lang.String); ok {
+		label, rest := cutLabel(it)
+		if len(rest) == 1 {
+			if _, ok := rest[0].(*lang.String); ok {
 				out.Items = append(out.Items, it)
 				continue
 			}
 		}
-		r := it[0].Range().Cover(it[len(it)-1].Range())
+		r := rest[0].Range().Cover(rest[len(rest)-1].Range())
 		text := src[r.Start.Offset:r.End.Offset]
-		out.Items = append(out.Items, []lang.Value{&lang.String{Value: text, Src: text, R: r}})
+		item := append(append([]lang.Value(nil), label...), &lang.String{Value: text, Src: text, R: r})
+		out.Items = append(out.Items, item)
 	}
 	return out
 }
@@ -308,6 +330,10 @@ func (c *compiler) val(v lang.Value, b binding) lang.Value {
 			continue
 		}
 		if l, ok := p.value.(*lang.List); ok && len(l.Items) > 0 {
+			first, good := c.item(l.Items[0])
+			if !good {
+				first = l.Items[0][0] // reported where the param is declared or set
+			}
 			if b != nil && !c.unexpanded[id.Name] {
 				// Compiling a run, every sweep it reaches is bound: a list
 				// met here would silently run its first value only.
@@ -315,7 +341,7 @@ func (c *compiler) val(v lang.Value, b binding) lang.Value {
 				c.diags.Errorf(id.R, "param `%s` sweeps, but pwrc cannot expand a sweep here", id.Name).
 					With("Give it one value here, or sweep it where an experiment reaches it (a field, a declaration it names, or a rule).")
 			}
-			v = l.Items[0][0] // checking outside a sweep: the first value stands in
+			v = first // checking outside a sweep: the first value stands in
 			continue
 		}
 		v = p.value

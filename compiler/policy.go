@@ -46,7 +46,7 @@ func (c *compiler) allocate(s *lang.Stmt, b binding, refs *policyRefs) (runtime.
 	a := s.Args
 	switch {
 	case k == "contiguous" && len(a) == 2:
-		n, ok := c.count(a[1], b, "contiguous", 1)
+		n, ok := c.count(a[1], b, "contiguous")
 		return runtime.Allocation{}, n, ok
 	case k == "contiguous":
 		c.diags.Errorf(s.Range, "expected `allocate contiguous N`").With("`contiguous N` rounds every allocation up to a multiple of N nodes (Blue Gene/P midplanes: 512).")
@@ -158,7 +158,7 @@ func (c *compiler) shutdown(s *lang.Stmt, b binding) (*runtime.Shutdown, bool) {
 	v, ok := c.nonNegative(a[2], b, lang.Time, "shutdown idle after")
 	sh := &runtime.Shutdown{After: v}
 	if len(a) == 5 {
-		n, okN := c.count(a[4], b, "keep", 0)
+		n, okN := c.count(a[4], b, "keep")
 		sh.Keep, ok = n, ok && okN
 	}
 	return sh, ok

@@ -214,6 +214,14 @@ func (c *compiler) checkPriceFile(k *runtime.Contract, str *lang.String, hb hour
 	if scale == 0 {
 		scale = 1
 	}
+	bd := dimBounds[lang.Price]
+	for i, p := range s.Prices {
+		if math.Abs(p*scale) > bd.hi {
+			c.diags.Errorf(str.R, "price file %s: its price number %d is %s %s/kWh (at most %s in size)", str.Value, i+1, strconv.FormatFloat(p*scale, 'g', 4, 64), cur, bd.show(bd.max, cur)).
+				With("%s; check the file's unit (`unit %s/MWh` in the hourly block for prices per MWh).", capitalize(bd.why), cur)
+			return
+		}
+	}
 	med := median(s.Prices) // in the file's unit
 	switch {
 	case scale == 1 && med > maxPlausibleMedian:

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pwrc/pwrc/compiler"
 	"github.com/pwrc/pwrc/internal/refsim"
@@ -31,41 +32,65 @@ func FuzzRun(f *testing.F) {
 	for _, seed := range runSeeds {
 		f.Add(seed)
 	}
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRun(t, genScenario(data)) })
+}
+
+// FuzzRunBounds is FuzzRun with quantities at their bounds
+// (compiler/bounds.go; issue 24, item 4): the first two bytes choose which
+// (atBound), the rest the scenario. Whatever check accepts must run to the
+// end or fail with a message, in finite time.
+func FuzzRunBounds(f *testing.F) {
+	for choice := range byte(8) {
+		for _, seed := range runSeeds[1:4] {
+			f.Add(append([]byte{choice, 7 - choice}, seed...))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc := genScenario(data)
-		res := compileScenario(t, sc)
-		if res.Plan == nil {
-			if !res.Diags.HasErrors() {
-				t.Fatal("no plan and no error")
-			}
+		if len(data) < 2 {
 			return
 		}
-		results := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 1, KeepJobs: true})
-		for _, r := range results {
-			checkResult(t, r, sc.pwr, sc.trace)
-		}
-		// A run that simulates while its trace is read gives what it gives
-		// on the whole trace, errors included, and a run served by its
-		// twin's simulation what it gives alone.
-		whole := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 1, KeepJobs: true, WholeTraces: true, NoTwins: true})
-		for i, r := range whole {
-			a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs, results[i].Workload, results[i].Notes),
-				fmt.Sprint(r.Err, r.Metrics, r.Jobs, r.Workload, r.Notes)
-			if a != b {
-				t.Fatalf("run %s differs read whole:\n%s\n%s\n--- main.pwr\n%s\n--- trace.swf\n%s", r.Run.Name, a, b, sc.pwr, sc.trace)
-			}
-		}
-		// Runs share loaded traces: in parallel they must give the same.
-		if len(results) > 1 {
-			again := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 3, KeepJobs: true})
-			for i, r := range again {
-				a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs), fmt.Sprint(r.Err, r.Metrics, r.Jobs)
-				if a != b {
-					t.Fatalf("run %s differs with 3 workers:\n%s\n%s\n--- main.pwr\n%s", r.Run.Name, a, b, sc.pwr)
-				}
-			}
-		}
+		sc := genScenario(data[2:])
+		sc.pwr = atBound(atBound(sc.pwr, int(data[0]%8)), int(data[1]%8))
+		fuzzRun(t, sc)
 	})
+}
+
+// fuzzRun compiles and runs a generated scenario and checks its results.
+func fuzzRun(t *testing.T, sc scenario) {
+	timer := time.AfterFunc(60*time.Second, func() { panic(fmt.Sprintf("HANG\n--- main.pwr\n%s\n--- trace.swf\n%s", sc.pwr, sc.trace)) })
+	defer timer.Stop()
+	res := compileScenario(t, sc)
+	if res.Plan == nil {
+		if !res.Diags.HasErrors() {
+			t.Fatal("no plan and no error")
+		}
+		return
+	}
+	results := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 1, KeepJobs: true})
+	for _, r := range results {
+		checkResult(t, r, sc.pwr, sc.trace)
+	}
+	// A run that simulates while its trace is read gives what it gives
+	// on the whole trace, errors included, and a run served by its
+	// twin's simulation what it gives alone.
+	whole := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 1, KeepJobs: true, WholeTraces: true, NoTwins: true})
+	for i, r := range whole {
+		a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs, results[i].Workload, results[i].Notes),
+			fmt.Sprint(r.Err, r.Metrics, r.Jobs, r.Workload, r.Notes)
+		if a != b {
+			t.Fatalf("run %s differs read whole:\n%s\n%s\n--- main.pwr\n%s\n--- trace.swf\n%s", r.Run.Name, a, b, sc.pwr, sc.trace)
+		}
+	}
+	// Runs share loaded traces: in parallel they must give the same.
+	if len(results) > 1 {
+		again := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 3, KeepJobs: true})
+		for i, r := range again {
+			a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs), fmt.Sprint(r.Err, r.Metrics, r.Jobs)
+			if a != b {
+				t.Fatalf("run %s differs with 3 workers:\n%s\n%s\n--- main.pwr\n%s", r.Run.Name, a, b, sc.pwr)
+			}
+		}
+	}
 }
 
 // checkResult checks one run's outcome.
@@ -350,6 +375,34 @@ func genScenario(data []byte) scenario {
 	return scenario{pwr: b.String(), trace: tr.String()}
 }
 
+// atBound sets one quantity of a generated scenario to a bound of its
+// (compiler/bounds.go): 0 changes nothing.
+func atBound(pwr string, choice int) string {
+	set := func(re, with string) string { return regexp.MustCompile(re).ReplaceAllString(pwr, with) }
+	switch choice {
+	case 1: // the longest boot and shutdown, and nodes switched off at once
+		pwr = set(`\n  boot [^\n]*\n  shutdown [^\n]*`, "")
+		pwr = strings.Replace(pwr, "machine m {\n", "machine m {\n  boot 1 d\n  shutdown 1 d\n", 1)
+		if !strings.Contains(pwr, "shutdown idle after") {
+			pwr = strings.Replace(pwr, "policy p0 {\n", "policy p0 {\n  shutdown idle after 0 s\n", 1)
+		}
+	case 2: // the most infrastructure
+		pwr = set(`\n  infrastructure [^\n]*`, "")
+		pwr = strings.Replace(pwr, "machine m {\n", "machine m {\n  infrastructure 10 GW\n", 1)
+	case 3: // the most a node draws
+		pwr = set(`(idle|busy|boot|shutdown) \d+ W`, "$1 1 MW")
+	case 4: // the shortest scheduler cycle
+		pwr = set(`(policy p\d \{\n)`, "${1}  interval 1 min\n")
+	case 5: // the dearest energy
+		pwr = set(`flat [0-9.]+ EUR/kWh`, "flat 10000 EUR/kWh")
+	case 6: // the longest and shortest synthetic run times
+		pwr = set(`runtime [^;}]*}`, "runtime 30 d }")
+	case 7: // the longest accounting window
+		pwr = set(`(\n  seed \d+\n)\}`, "${1}  account 0 d .. 20 y\n}")
+	}
+	return pwr
+}
+
 // runSeeds start the fuzzer at scenarios that once failed and at the
 // corners: an empty trace, every job dropped, a budget below every job.
 var runSeeds = [][]byte{
@@ -404,4 +457,35 @@ func compileScenario(t *testing.T, sc scenario) *compiler.Result {
 		t.Fatal(err)
 	}
 	return compiler.Compile(root, compiler.Options{})
+}
+
+// TestAtBoundCompiles keeps FuzzRunBounds honest: each of its edits
+// changes some generated scenarios, and most of what it makes compiles.
+func TestAtBoundCompiles(t *testing.T) {
+	for choice := 1; choice < 8; choice++ {
+		changed, ok := 0, 0
+		for i := range 20 {
+			data := make([]byte, 200)
+			x := uint32(i*2654435761 + 7)
+			for k := range data {
+				x ^= x << 13
+				x ^= x >> 17
+				x ^= x << 5
+				data[k] = byte(x)
+			}
+			sc := genScenario(data)
+			edited := atBound(sc.pwr, choice)
+			if edited == sc.pwr {
+				continue
+			}
+			changed++
+			sc.pwr = edited
+			if compileScenario(t, sc).Plan != nil {
+				ok++
+			}
+		}
+		if changed == 0 || ok < changed/2 {
+			t.Errorf("choice %d: changed %d of 20 scenarios, %d of them compile", choice, changed, ok)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -150,8 +149,13 @@ func (c *compiler) file(s *lang.Stmt) *lang.File {
 }
 
 // quantity reads a number in dimension dim and returns it in base units
-// (W, J, s, fraction, currency/kWh, currency, Hz). A bare 0 needs no unit.
+// (W, J, s, fraction, currency/kWh, currency, Hz), within its bounds
+// (bounds.go). A bare 0 needs no unit. field names the quantity in
+// messages and bounds; `power@level` is shown as `power` and bounded as a
+// level's power, not a node's.
 func (c *compiler) quantity(v lang.Value, b binding, dim lang.Dim, field string) (float64, string, bool) {
+	key := field
+	field = fieldName(field)
 	use := v
 	if c.quiet(use) {
 		return 0, "", false
@@ -173,6 +177,9 @@ func (c *compiler) quantity(v lang.Value, b binding, dim lang.Dim, field string)
 	}
 	if n.Unit == "" {
 		if dim == lang.Dimensionless || n.Value == 0 {
+			if !c.checkBounds(key, dim, n.Value, n, "", use) {
+				return 0, "", false
+			}
 			return n.Value, "", true
 		}
 		d := c.diags.Errorf(n.R, "`%s` needs a unit of %s", n.Src, dimNoun(dim))
@@ -201,7 +208,11 @@ func (c *compiler) quantity(v lang.Value, b binding, dim lang.Dim, field string)
 		c.noteUse(d, use, v)
 		return 0, "", false
 	}
-	return n.Value * u.Scale, u.Currency, true
+	x := n.Value * u.Scale
+	if !c.checkBounds(key, dim, x, n, u.Currency, use) {
+		return 0, "", false
+	}
+	return x, u.Currency, true
 }
 
 // unitList lists the units of a dimension for messages.
@@ -249,19 +260,22 @@ func example(dim lang.Dim) string {
 	return "1"
 }
 
-// count reads a whole number ≥ lo.
-func (c *compiler) count(v lang.Value, b binding, field string, lo int) (int, bool) {
+// count reads a whole number in the range of its bound (bounds.go; the
+// largest is checked by quantity).
+func (c *compiler) count(v lang.Value, b binding, field string) (int, bool) {
 	use := v
 	f, _, ok := c.quantity(v, b, lang.Dimensionless, field)
 	if !ok {
 		return 0, false
 	}
 	v = c.val(v, b)
-	if f != math.Trunc(f) || f < float64(lo) || f > 1e9 {
-		d := c.diags.Errorf(v.Range(), "`%s` must be a whole number ≥ %d, not %s", field, lo, v.Text())
-		if f > 1e9 {
-			d.Summary = fmt.Sprintf("`%s` is too large: %s (at most 1000000000)", field, v.Text())
-		}
+	bd := boundOf(field, lang.Dimensionless)
+	if bd == nil {
+		bd = &bound{lo: 0, why: "it counts things"}
+	}
+	if f != math.Trunc(f) || f < bd.lo {
+		d := c.diags.Errorf(v.Range(), "`%s` must be a whole number ≥ %s, not %s", fieldName(field), trimNumber(bd.lo), v.Text()).
+			With("%s.", capitalize(bd.why))
 		c.noteUse(d, use, v)
 		return 0, false
 	}
@@ -274,7 +288,7 @@ func (c *compiler) nonNegative(v lang.Value, b binding, dim lang.Dim, field stri
 	f, _, ok := c.quantity(v, b, dim, field)
 	if ok && f < 0 {
 		v = c.val(v, b)
-		d := c.diags.Errorf(v.Range(), "`%s` cannot be negative", field)
+		d := c.diags.Errorf(v.Range(), "`%s` cannot be negative", fieldName(field))
 		c.noteUse(d, use, v)
 		return 0, false
 	}
@@ -343,4 +357,10 @@ func isKeyword(s string) bool {
 		return true
 	}
 	return false
+}
+
+// fieldName is how a field is named in messages: `power@level` is `power`.
+func fieldName(field string) string {
+	name, _, _ := strings.Cut(field, "@")
+	return name
 }

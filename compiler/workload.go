@@ -69,7 +69,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			c.diags.Errorf(str.R, "empty accounting file path").With("Give the path of `sacct --parsable2` output, plain or gzipped.")
 			return w, false
 		}
-		w.Kind, w.Path, w.Name = runtime.Sacct, c.path(str), valueText(str)
+		w.Kind, w.Path, w.Name = runtime.Sacct, c.path(str), c.valueName(str)
 		w.Where = str.R.String()
 		c.dataFile(w.Path, str.R, "Slurm accounting file", false)
 		c.decodeBlock("the sacct workload", s.Body, []fieldSpec{
@@ -95,7 +95,7 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 			c.diags.Errorf(str.R, "empty trace path").With("Give the path of an SWF file, plain or gzipped.")
 			return w, false
 		}
-		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), valueText(str)
+		w.Kind, w.Path, w.Name = runtime.SWF, c.path(str), c.valueName(str)
 		w.Where = str.R.String()
 		w.HasSize = c.dataFile(w.Path, str.R, "trace", true).hasSize
 		c.decodeBlock("the swf workload", s.Body, []fieldSpec{
@@ -124,16 +124,20 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 		}
 		w.Kind, w.Name = runtime.Synthetic, "synthetic"
 		w.Synthetic = workload.Synthetic{Jobs: 1000, Load: 0.8, Seed: mix(expSeed, "workload")}
+		at := map[string]lang.Range{}
+		c.synthAt[s.Body] = at
 		c.decodeBlock("the synthetic workload", s.Body, []fieldSpec{
 			powerField, keepField, submittedField,
 			{name: "jobs", usage: "jobs 5000", decode: func(s *lang.Stmt) {
+				at[s.Key.Name] = argsRange(s)
 				if c.args(s, 1, 1, "jobs 5000") {
-					if n, ok := c.count(s.Args[0], b, "jobs", 1); ok {
+					if n, ok := c.count(s.Args[0], b, "jobs"); ok {
 						w.Synthetic.Jobs = n
 					}
 				}
 			}},
 			{name: "load", usage: "load 85%", decode: func(s *lang.Stmt) {
+				at[s.Key.Name] = argsRange(s)
 				if !c.args(s, 1, 1, "load 85%") {
 					return
 				}
@@ -143,30 +147,28 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 					dim = lang.Fraction
 				}
 				if f, _, ok := c.quantity(s.Args[0], b, dim, "load"); ok {
-					if f <= 0 || f > 10 {
-						c.diags.Errorf(v.Range(), "load must be above 0 and at most 1000%%").With("Offered load is the share of node-seconds the jobs ask for, e.g. `load 85%%`.")
-						return
-					}
 					w.Synthetic.Load = f
 				}
 			}},
 			{name: "seed", usage: "seed 7", decode: func(s *lang.Stmt) {
 				if c.args(s, 1, 1, "seed 7") {
-					if n, ok := c.count(s.Args[0], b, "seed", 0); ok {
+					if n, ok := c.count(s.Args[0], b, "seed"); ok {
 						w.Synthetic.Seed = uint64(n)
 					}
 				}
 			}},
 			{name: "unit", usage: "unit 512", decode: func(s *lang.Stmt) {
+				at[s.Key.Name] = argsRange(s)
 				if c.args(s, 1, 1, "unit 512") {
-					if n, ok := c.count(s.Args[0], b, "unit", 1); ok {
+					if n, ok := c.count(s.Args[0], b, "unit"); ok {
 						w.Synthetic.Unit = n
 					}
 				}
 			}},
 			{name: "runtime", usage: "runtime 2 h", decode: func(s *lang.Stmt) {
+				at[s.Key.Name] = argsRange(s)
 				if c.args(s, 1, 1, "runtime 2 h") {
-					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "runtime"); ok && v > 0 {
+					if v, ok := c.nonNegative(s.Args[0], b, lang.Time, "runtime"); ok {
 						w.Synthetic.MeanRuntime = v
 					}
 				}

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,9 @@ type File struct {
 	// of values (Group.Src, ...) shares it instead of copying: with nested
 	// groups, copies would take memory quadratic in the nesting depth.
 	text string
+	// comments are the byte spans [start, end) of the file's comments, in
+	// order (ArgsSource blanks those inside a rule).
+	comments [][2]int
 }
 
 // Broken is a top-level statement that did not parse, e.g. {"machine", "m"}.
@@ -131,9 +135,12 @@ func (*Op) value()     {}
 func (*List) value()   {}
 func (*Group) value()  {}
 
-// ArgsSource returns the exact source text of the arguments from index
-// `from` to the end of the statement, with its range. Rule expressions are
-// kept this way, as written, and compiled by the compiler.
+// ArgsSource returns the source text of the arguments from index `from`
+// to the end of the statement, with its range. Rule expressions are kept
+// this way, as written, and compiled by the compiler. Comments inside it
+// (a rule continued on the next line may end a line with one) are blanked:
+// each of their bytes is a space, so that every offset, line and column
+// after them is the source's.
 func (f *File) ArgsSource(s *Stmt, from int) (string, Range) {
 	if from >= len(s.Args) {
 		end := s.Key.R
@@ -144,7 +151,24 @@ func (f *File) ArgsSource(s *Stmt, from int) (string, Range) {
 		return "", r
 	}
 	r := s.Args[from].Range().Cover(s.Args[len(s.Args)-1].Range())
-	return f.Sub(r), r
+	return f.blankComments(f.Sub(r), r.Start.Offset), r
+}
+
+// blankComments replaces the bytes of the file's comments that lie in
+// text, which starts at byte offset off of the file, with spaces.
+func (f *File) blankComments(text string, off int) string {
+	end := off + len(text)
+	i := sort.Search(len(f.comments), func(i int) bool { return f.comments[i][1] > off })
+	if i == len(f.comments) || f.comments[i][0] >= end {
+		return text
+	}
+	b := []byte(text)
+	for ; i < len(f.comments) && f.comments[i][0] < end; i++ {
+		for k := max(f.comments[i][0], off); k < min(f.comments[i][1], end); k++ {
+			b[k-off] = ' '
+		}
+	}
+	return string(b)
 }
 
 // Sub returns the source text of r (which must lie in f). For a parsed

@@ -125,6 +125,40 @@ func TestRangesAndArgsSource(t *testing.T) {
 	}
 }
 
+// TestArgsSourceComments: comments where a newline continues a rule (after
+// an operator, inside brackets, on lines of their own) are blanked in the
+// rule's source, byte for byte, so that offsets after them still match the
+// file; a `#` inside a string is not a comment.
+func TestArgsSourceComments(t *testing.T) {
+	src := "policy p {\n" +
+		"  priority job.wait / job.walltime +   # ageing, âgé\n" +
+		"    # a line of its own\n" +
+		"    (job.nodes /  # width\n" +
+		"     16) + (job.user == \"#1\" ? 1 : 0)\n" +
+		"}\n"
+	f, diags := Parse("t.pwr", []byte(src))
+	if len(diags) != 0 {
+		t.Fatalf("comments inside a continued rule: %v", diags)
+	}
+	s := f.Stmts[0].Body.Stmts[0]
+	text, r := f.ArgsSource(s, 0)
+	want := "job.wait / job.walltime +   " + strings.Repeat(" ", len("# ageing, âgé")) + "\n" +
+		"    " + strings.Repeat(" ", len("# a line of its own")) + "\n" +
+		"    (job.nodes /  " + strings.Repeat(" ", len("# width")) + "\n" +
+		"     16) + (job.user == \"#1\" ? 1 : 0)"
+	if text != want {
+		t.Errorf("rule source\n%q, want\n%q", text, want)
+	}
+	if len(text) != r.End.Offset-r.Start.Offset || src[r.Start.Offset:r.End.Offset] == text {
+		t.Errorf("blanked source of %d bytes for a range of %d", len(text), r.End.Offset-r.Start.Offset)
+	}
+	// A rule without comments is the source as written.
+	f, _ = Parse("t.pwr", []byte("policy p { order job.submit } # after\n# more\n"))
+	if text, _ := f.ArgsSource(f.Stmts[0].Body.Stmts[0], 0); text != "job.submit" {
+		t.Errorf("rule source %q", text)
+	}
+}
+
 func TestSuggest(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -60,7 +60,8 @@ const maxLexErrors = 10
 // unbalanced brackets. Newlines inside ( ) and [ ] are dropped, so lists and
 // parenthesised expressions may span lines; comments and blanks are dropped.
 // what names the text in messages: "file", or "value" for --set values.
-func tokenize(name string, src []byte, what string) ([]lexer.Token, Diagnostics) {
+// comments receives the byte span [start, end) of each comment, when not nil.
+func tokenize(name string, src []byte, what string, comments *[][2]int) ([]lexer.Token, Diagnostics) {
 	var diags Diagnostics
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		p := posAt(src, i)
@@ -114,7 +115,12 @@ func tokenize(name string, src []byte, what string) ([]lexer.Token, Diagnostics)
 			last = &tt
 		}
 		switch t.Type {
-		case tokComment, tokWhitespace:
+		case tokComment:
+			if comments != nil {
+				*comments = append(*comments, [2]int{t.Pos.Offset, t.Pos.Offset + len(t.Value)})
+			}
+			continue
+		case tokWhitespace:
 			continue
 		case tokNewline:
 			if len(stack) > 0 && stack[len(stack)-1].Value != "{" {

@@ -17,7 +17,7 @@ import (
 // parsed, so later stages can still check them.
 func Parse(name string, src []byte) (*File, Diagnostics) {
 	f := &File{Name: name, Src: src, text: string(src)}
-	toks, diags := tokenize(name, src, "file")
+	toks, diags := tokenize(name, src, "file", &f.comments)
 	if diags.HasErrors() {
 		f.Incomplete = true
 		return f, diags
@@ -58,7 +58,7 @@ const maxSyntaxErrors = 25
 // ParseValue parses a lone value, as given on the command line
 // (`--set nodes=128`, `--set policy=[fcfs,easy]`). name labels diagnostics.
 func ParseValue(name string, src string) ([]Value, Diagnostics) {
-	toks, diags := tokenize(name, []byte(src), "value")
+	toks, diags := tokenize(name, []byte(src), "value", nil)
 	if diags.HasErrors() {
 		return nil, diags
 	}
