@@ -120,7 +120,7 @@ experiment e { workload synthetic { jobs 10 }; machine m; contract [fixed, spot]
 experiment e { workload synthetic { jobs 10 }; machine m; contract fixed; policy [easy, ev] baseline easy }`,
 		runs: "easy ev"},
 	{name: "account window after the jobs", warn: "starts after the last submission",
-		src: `experiment e { workload synthetic { jobs 10 }; machine m; contract fixed; policy [fcfs, easy] baseline easy; account 100 d .. 200 d }`,
+		src:  `experiment e { workload synthetic { jobs 10 }; machine m; contract fixed; policy [fcfs, easy] baseline easy; account 100 d .. 200 d }`,
 		runs: "fcfs easy", lint: true},
 	{name: "keep above a machine sized by its trace", warn: "(from the trace's header)",
 		src: `machine auto { nodes auto; power { idle 1 W; busy 2 W } }
