@@ -26,11 +26,17 @@ var clockKind = stageKind{
 	build: func(s *sim) (stage, error) {
 		d := s.pol.passDeps()
 		c := &clockStage{
-			price:    d&(DepNow|DepPeak|DepPrice) != 0,
-			hours:    d&DepNow != 0,
-			carbon:   s.carbon != nil && d&DepCarbon != 0,
-			edges:    s.pol.clockEdges(),
-			interval: s.pol.Interval,
+			price:  d&(DepNow|DepPeak|DepPrice) != 0,
+			hours:  d&DepNow != 0,
+			carbon: s.carbon != nil && d&DepCarbon != 0,
+			edges:  s.pol.clockEdges(),
+		}
+		if d&timeDeps != 0 {
+			// A cycle's pass finds what the last found unless a rule reads
+			// what time changes: without one, ticks change nothing (and a
+			// job no rule will ever admit would tick for 20 simulated
+			// years before the run says so).
+			c.interval = s.pol.Interval
 		}
 		if !c.price && !c.carbon && c.interval <= 0 {
 			return nil, nil
@@ -39,6 +45,10 @@ var clockKind = stageKind{
 	},
 	clear: func(p *Policy) { p.Interval = 0 },
 }
+
+// timeDeps are what changes with time alone, between events: the wait,
+// the clock, the tariff's period and price, the carbon intensity.
+const timeDeps = DepWait | DepNow | DepPeak | DepPrice | DepCarbon
 
 func (c *clockStage) wake(s *sim) float64 {
 	if s.q.nwait == 0 {

@@ -111,3 +111,26 @@ func TestStageHooks(t *testing.T) {
 		}
 	}
 }
+
+// A scheduler's cycle ticks only where a rule reads what time changes: a
+// job that no rule will ever admit fails the run at once, not after 20
+// simulated years of passes at every tick.
+func TestIntervalWithoutTimeRules(t *testing.T) {
+	jobs := []workload.Job{{ID: 1, Submit: 0, Runtime: 100, Walltime: 100, Nodes: 1, Procs: 1}, {ID: 2, Submit: 10, Runtime: 100, Walltime: 100, Nodes: 1, Procs: 1}}
+	never := &Expr{Source: "job.id == 1", Deps: DepJob, Fields: FieldID, Bool: func(e *Env) bool { return e.Job.ID == 1 }}
+	m := testMachine(4)
+	passes := 0
+	pol := Policy{Name: "p", Backfill: EASY, Admit: never, Interval: 60}
+	_, err := simulate(jobs, &m, 4, &pol, constPower(len(jobs), 260), math.Inf(1), tariff.Clock{}, tariff.Flat(0.1), withStage(&countPasses{n: &passes}))
+	if err == nil || !strings.Contains(err.Error(), "refused by the admit rule") {
+		t.Fatalf("error %v, want job 2 refused by the admit rule", err)
+	}
+	if passes > 10 {
+		t.Errorf("%d instants before the run gave up", passes)
+	}
+}
+
+// countPasses counts the instants of a run.
+type countPasses struct{ n *int }
+
+func (c *countPasses) before(*sim, int, int) { *c.n++ }
