@@ -39,6 +39,7 @@ func (k *Counted) Take(j int32, u Use, estEnd float64, boot bool) int {
 	fromIdle := k.takeIdle(u.N)
 	fromOff := u.N - fromIdle
 	k.c.Off -= fromOff
+	k.c.Boots += fromOff
 	if fromOff > 0 && boot {
 		k.c.Booting += fromOff
 		k.c.Reserved += fromIdle
