@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -47,16 +45,8 @@ func plotGeom(t *testing.T, svg []byte) (top, wPerPx float64) {
 // subpaths splits a path's data into its pieces (one per M), each as its
 // points.
 func subpaths(d string) [][][2]float64 {
-	var out [][][2]float64
-	for _, m := range regexp.MustCompile(`([ML])(-?[0-9.]+),(-?[0-9.]+)`).FindAllStringSubmatch(d, -1) {
-		x, _ := strconv.ParseFloat(m[2], 64)
-		y, _ := strconv.ParseFloat(m[3], 64)
-		if m[1] == "M" {
-			out = append(out, nil)
-		}
-		out[len(out)-1] = append(out[len(out)-1], [2]float64{x, y})
-	}
-	return out
+	subs, _ := pathPoints(d)
+	return subs
 }
 
 func seriesNamed(d svgDoc, name string) *svgSeries {

@@ -176,21 +176,18 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 	return d
 }
 
-var pointRE = regexp.MustCompile(`[ML](-?[0-9.]+),(-?[0-9.]+)`)
-
 // polygonArea is the area enclosed by the closed sub-paths of d (shoelace).
 func polygonArea(d string) float64 {
 	var area float64
-	for _, sub := range strings.Split(d, "Z") {
-		m := pointRE.FindAllStringSubmatch(sub, -1)
+	subs, closed := pathPoints(d)
+	for k, m := range subs {
+		if !closed[k] {
+			continue
+		}
 		var a float64
 		for i := range m {
-			x1, _ := strconv.ParseFloat(m[i][1], 64)
-			y1, _ := strconv.ParseFloat(m[i][2], 64)
 			j := (i + 1) % len(m)
-			x2, _ := strconv.ParseFloat(m[j][1], 64)
-			y2, _ := strconv.ParseFloat(m[j][2], 64)
-			a += x1*y2 - x2*y1
+			a += m[i][0]*m[j][1] - m[j][0]*m[i][1]
 		}
 		area += math.Abs(a) / 2
 	}
@@ -334,9 +331,9 @@ func TestWaitsCDF(t *testing.T) {
 	_, rs := quickstart(t)
 	runs := runsOf(t, rs)[:1]
 	d := parseSVG(t, WaitsSVG(runs))
-	m := pointRE.FindAllStringSubmatch(d.Series[0].Paths[0].D, -1)
-	last := m[len(m)-1]
-	y, _ := strconv.ParseFloat(last[2], 64)
+	subs, _ := pathPoints(d.Series[0].Paths[0].D)
+	pts := subs[len(subs)-1]
+	y := pts[len(pts)-1][1]
 	// 100 % is the plot area's top edge.
 	if math.Abs(y-topOfPlot(t, WaitsSVG(runs))) > 0.01 {
 		t.Errorf("CDF ends at y=%g px, not at the top of the plot", y)
