@@ -81,8 +81,12 @@ func TestPowerPlotDrawsCap(t *testing.T) {
 		t.Fatal("no cap series in the power plot")
 	}
 	top, wPerPx := plotGeom(t, svg)
-	x0, x1 := span(r)
 	from := ss.Times[0] + 10*3600
+	// The plot shows the capped hour with a quarter hour either side.
+	x0, x1, focused := Window(r)
+	if !focused || math.Abs(x0-(from-900)) > 1e-6 || math.Abs(x1-(from+3600+900)) > 1e-6 {
+		t.Errorf("the capped run's plot spans %g..%g s (focused %v), want the hour %g..%g with 900 s either side", x0, x1, focused, from, from+3600)
+	}
 	pxOf := func(tm float64) float64 { return marginL + (tm-x0)/(x1-x0)*bins }
 	var lo, hi = math.Inf(1), math.Inf(-1)
 	pieces := subpaths(s.Paths[len(s.Paths)-1].D)
@@ -123,7 +127,7 @@ func TestPowerPlotDrawsBudgetWhereItApplies(t *testing.T) {
 	svg := PowerSVG(r)
 	d := parseSVG(t, svg)
 	top, wPerPx := plotGeom(t, svg)
-	x0, x1 := span(r)
+	x0, x1, _ := Window(r)
 	tOf := func(px float64) float64 { return x0 + (px-marginL)/bins*(x1-x0) }
 	clock, err := Clock(r.Result)
 	if err != nil {

@@ -213,3 +213,7 @@ func pathPoints(d string) (subs [][][2]float64, closed []bool) {
 	flush(false)
 	return subs, closed
 }
+
+func (c *canvas) circle(x, y, r float64, attrs string) {
+	fmt.Fprintf(&c.b, `<circle cx="%s" cy="%s" r="%s" %s/>`+"\n", n(x), n(y), n(r), attrs)
+}
