@@ -223,9 +223,11 @@ func Decision(runs []Run) []string {
 		return nil
 	}
 	scale, unit := moneyScale(okRuns(runs))
-	money := func(v float64) string {
-		return numfmt.Thousands(v/scale, tableDecimals(math.Abs(v/scale))) + " " + unit
+	big := 0.0
+	for _, c := range cs {
+		big = math.Max(big, math.Abs(c.cost/scale))
 	}
+	money := func(v float64) string { return numfmt.Thousands(v/scale, tableDecimals(big)) + " " + unit }
 	base := -1
 	for i, c := range cs {
 		if c.baseline {
