@@ -72,6 +72,14 @@ func partColor(name string, level int) string {
 	return levelCols[level%len(levelCols)]
 }
 
+// Span is the whole time of a run's time plots (see span), trace seconds.
+func Span(r Run) (from, to float64) {
+	if !hasStates(r) {
+		return 0, 1
+	}
+	return span(r)
+}
+
 // span is the time a run's state series is drawn over: from its first row
 // to the end of its accounting (its last job end, or the window's end).
 func span(r Run) (from, to float64) {
