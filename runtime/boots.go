@@ -30,11 +30,14 @@ func (s *sim) markBoots(t float64) {
 	}
 }
 
-// nodeBoots copies the boots per node of an identified machine (nil for
-// a counted one, or before any boot).
+// nodeBoots copies the boots per node of a machine (nil before any boot
+// on a table, or for a counted machine that does not track them).
 func nodeBoots(m machine.Nodes) []uint32 {
-	if t, ok := m.(*machine.Table); ok {
-		return slices.Clone(t.Boots())
+	switch m := m.(type) {
+	case *machine.Table:
+		return slices.Clone(m.Boots())
+	case *machine.Counted:
+		return slices.Clone(m.Boots())
 	}
 	return nil
 }

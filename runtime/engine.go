@@ -255,10 +255,6 @@ type engineTuning struct {
 	indexAt        int         // the queue length at which an eligible queue is indexed
 	buildWork      int         // scan work per job of the run before the index is first built
 	active         *activeTest // hooks into the capacity controller's decisions
-	// countSwitchOffs keeps nodes counted, not identified, where they may
-	// switch off (a shutdown, a capacity controller): the same schedule
-	// and boots, without the boots per node.
-	countSwitchOffs bool
 }
 
 var defaultTuning = engineTuning{indexAt: defaultIndexAt, buildWork: defaultBuildWork}
@@ -266,10 +262,6 @@ var defaultTuning = engineTuning{indexAt: defaultIndexAt, buildWork: defaultBuil
 // fullPasses makes every pass a full one (tests compare it with
 // arrival-only passes).
 func fullPasses() simOption { return func(s *sim) { s.tune.fullPassesOnly = true } }
-
-// countSwitchOffs keeps nodes that may switch off counted, not
-// identified (tests compare the two).
-func countSwitchOffs() simOption { return func(s *sim) { s.tune.countSwitchOffs = true } }
 
 // indexQueueAt indexes an eligible queue from at waiting jobs, after work
 // jobs visited per job of the run (tests: 1 and 0 index at once;
@@ -500,14 +492,11 @@ func (s *sim) newMachine(t0 float64) error {
 	if a == "any" {
 		a = ""
 	}
-	// Nodes that may switch off are identified where nothing else needs
-	// it too, so that each node's boots are counted
-	// (Metrics.BootsPerNodeDayMax), with the schedule of the counted
-	// machine and, as it, no node lists; tests count them
-	// (s.tune.countSwitchOffs) to compare the two.
-	plain := len(s.machine.Levels) == 0 && (a == "" || a == "most_recent") && !s.identified && !plansSwitchOff(s.pol)
-	if plain && (!switchesOff(s.pol) || s.tune.countSwitchOffs) {
+	if len(s.machine.Levels) == 0 && (a == "" || a == "most_recent") && !s.identified && !plansSwitchOff(s.pol) {
 		c := machine.NewCounted(s.model, s.nodes, t0)
+		if switchesOff(s.pol) {
+			c.TrackBoots() // each node's boots (Metrics.BootsPerNodeDayMax)
+		}
 		s.mach, s.cnt = c, c.Counts()
 		return nil
 	}
@@ -537,7 +526,7 @@ func (s *sim) newMachine(t0 float64) error {
 		return fmt.Errorf("machine %s: %w", s.machine.Name, err)
 	}
 	s.mach, s.cnt = t, t.Counts()
-	if s.recordNodes && !plain {
+	if s.recordNodes {
 		s.held = make([]string, len(s.jobs))
 	}
 	return nil

@@ -131,9 +131,7 @@ func streams(run *Run, o Options) bool {
 		p.Select != SelectInOrder || p.Frequency.Kind == FreqRule || p.ReadsPriceMean() {
 		return false
 	}
-	// The most recently idle allocation without levels: the counted
-	// machine, or (nodes that may switch off) a table of nodes, which
-	// grows with the jobs; node lists (NodeIDs) are kept for every job.
+	// The counted machine: a table of nodes is sized for every job.
 	a := p.Allocate.Name
 	return len(m.Levels) == 0 && (a == "" || a == "any" || a == "most_recent") && !o.NodeIDs
 }

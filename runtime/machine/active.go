@@ -14,6 +14,9 @@ func (k *Counted) PowerOn(n int, boot bool, now float64) {
 	}
 	k.c.Off -= n
 	k.c.Boots += n
+	if k.ids != nil {
+		k.ids.powerOn(n, boot)
+	}
 	if boot {
 		k.c.Booting += n
 		return
@@ -23,6 +26,9 @@ func (k *Counted) PowerOn(n int, boot bool, now float64) {
 
 // BootDone: n nodes that PowerOn booted are idle from now.
 func (k *Counted) BootDone(n int, now float64) {
+	if k.ids != nil {
+		k.ids.bootDone(n)
+	}
 	k.c.Booting -= n
 	k.idled(n, now)
 }

@@ -65,7 +65,7 @@ type idleEntry struct {
 }
 
 // NewTable returns a machine of n nodes in the model's levels, all idle
-// since t0, for jobs indexed 0..jobs-1 (more as they come). pick chooses the nodes of starting
+// since t0, for jobs indexed 0..jobs-1. pick chooses the nodes of starting
 // jobs (nil: most recently idle first). track keeps the idle order that
 // shutdown needs.
 func NewTable(m *Model, n, jobs int, pick alloc.Picker, track bool, t0 float64) (*Table, error) {
@@ -133,9 +133,6 @@ func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
 		for _, i := range ids {
 			t.gen[i]++
 		}
-	}
-	if int(j) >= len(t.held) { // a streamed trace's jobs come as the run goes
-		t.held = append(t.held, make([][]int32, int(j)+1-len(t.held))...)
 	}
 	t.held[j] = ids
 	t.c.Idle -= u.N - fromOff
