@@ -14,16 +14,11 @@ import (
 // what it emits), the runs no other run beats on all of these marked,
 // and the same in words, from the numbers.
 
-// decisionWait is the wait quantile the summary weighs: the 90th
-// percentile, the wait most jobs stay under (the mean hides the long
-// waits users complain of; the maximum is one job).
-const decisionWait = "q90"
-
 // choice is one run as the summary weighs it.
 type choice struct {
 	label    string
 	cost     float64 // the contract's currency
-	wait     float64 // s, the decisionWait quantile
+	wait     float64 // s, the 90th percentile: the wait most jobs stay under (the mean hides the long waits users complain of; the maximum is one job)
 	co2      float64 // g
 	baseline bool    // another run's saving is against it
 	pareto   bool    // no other run is at least as good on every axis and better on one
@@ -159,14 +154,53 @@ func DecisionSVG(runs []Run) []byte {
 		x, y := ch.x.px(c.wait/3600), ch.y.px(c.cost/div)
 		ch.c.circle(x, y, radius(c), attrs)
 	}
+	// Runs drawn at the same point share one label, "a = b".
+	at := map[[2]string][]int{}
+	for i, c := range cs {
+		k := [2]string{n(ch.x.px(c.wait / 3600)), n(ch.y.px(c.cost / div))}
+		at[k] = append(at[k], i)
+	}
+	labelled := map[[2]string]bool{}
+	var boxes [][3]float64 // labels placed: x from, x to, baseline
 	label := func(i int) {
 		c := cs[i]
 		x, y := ch.x.px(c.wait/3600), ch.y.px(c.cost/div)
+		k := [2]string{n(x), n(y)}
+		if labelled[k] {
+			return
+		}
+		labelled[k] = true
+		var names []string
+		for _, j := range at[k] {
+			names = append(names, cs[j].label)
+		}
+		c.label = strings.Join(names, " = ")
 		anchor, dx := "start", radius(c)+4
+		w := charW * 11 / 12 * float64(len([]rune(c.label)))
+		x0 := x + dx
 		if x > ch.px+ch.pw*0.7 {
 			anchor, dx = "end", -dx
+			x0 = x + dx - w
 		}
-		ch.c.text(x+dx, y+4, anchor, c.label, `fill="#222" font-size="11"`)
+		// Nudge a label off those already placed: down, then up, a line
+		// at a time; one with no room left is left out (its run is in
+		// the table and the words).
+		ly := y + 4
+		for _, off := range []float64{0, 12, -12, 24, -24, 36, -36} {
+			free := true
+			for _, b := range boxes {
+				if x0 < b[1] && x0+w > b[0] && math.Abs(ly+off-b[2]) < 11 {
+					free = false
+					break
+				}
+			}
+			if free {
+				ly += off
+				boxes = append(boxes, [3]float64{x0, x0 + w, ly})
+				ch.c.text(x+dx, ly, anchor, c.label, `fill="#222" font-size="11"`)
+				return
+			}
+		}
 	}
 	if len(others) > 0 {
 		ch.c.series("beaten")

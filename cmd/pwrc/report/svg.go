@@ -69,13 +69,12 @@ func (c *canvas) text(x, y float64, anchor, s, attrs string) {
 // moves the same way merge: a step line over a pixel column is a few
 // bytes, not two absolute points.
 type path struct {
-	b      []byte
-	pen    bool
-	x, y   float64 // the last point, rounded
-	cmd    byte    // the last command written: 'h' or 'v' may grow
-	at     int     // where its value starts in b
-	run    float64 // its value so far
-	closed bool
+	b    []byte
+	pen  bool
+	x, y float64 // the last point, rounded
+	cmd  byte    // the last command written: 'h' or 'v' may grow
+	at   int     // where its value starts in b
+	run  float64 // its value so far
 }
 
 // r2 rounds to 0.01.
