@@ -28,7 +28,9 @@ func TestSimulateAllocations(t *testing.T) {
 		{"easy", Policy{Name: "easy", Backfill: EASY}, 248},
 		{"easy_exact", Policy{Name: "easy_exact", Backfill: EASY, Estimate: Exact}, 246},
 		{"greedy", Policy{Name: "greedy", Backfill: Greedy, Depth: 50}, 247},
-		{"easy_shutdown", Policy{Name: "easy_shutdown", Backfill: EASY, Shutdown: &Shutdown{After: 600}}, 246},
+		// Nodes that switch off have identities for their boots per node:
+		// the running jobs' node lists (buffers reused), the idle order.
+		{"easy_shutdown", Policy{Name: "easy_shutdown", Backfill: EASY, Shutdown: &Shutdown{After: 600}}, 404},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := testMachine(nodes)

@@ -207,6 +207,8 @@ type passState struct {
 	scanned int         // queue length after the last pass
 	res     reservation // EASY: the head's reservation
 	skipped int         // greedy: jobs that did not fit (beyond its depth: it gave up)
+
+	bootMarks bootMarks // the boots as the accounting window opened and closed (boots.go)
 }
 
 // accounting observes the machine: the ledger it feeds at every change
@@ -492,6 +494,9 @@ func (s *sim) newMachine(t0 float64) error {
 	}
 	if len(s.machine.Levels) == 0 && (a == "" || a == "most_recent") && !s.identified && !plansSwitchOff(s.pol) {
 		c := machine.NewCounted(s.model, s.nodes, t0)
+		if switchesOff(s.pol) {
+			c.TrackBoots() // each node's boots (Metrics.BootsPerNodeDayMax)
+		}
 		s.mach, s.cnt = c, c.Counts()
 		return nil
 	}
@@ -714,6 +719,9 @@ func (s *sim) advance(t float64) {
 	}
 	if s.caps != nil {
 		s.caps.observe(s, t, s.sample.Total)
+	}
+	if s.windowed {
+		s.markBoots(t)
 	}
 	s.led.Advance(t, &s.sample)
 	for _, b := range s.twins {

@@ -16,7 +16,9 @@ import (
 // (most recently idle first): schedules, energy by component, and the
 // machine's state after every instant must be identical, through
 // shutdowns with and without a reserve, boots and shutdown delays,
-// budgets and contiguous units. The node lists must never overlap while
+// budgets and contiguous units; so must the nodes switched on, in all and
+// node by node (the counted machine gives its nodes a table's identities
+// for that). The node lists must never overlap while
 // jobs hold them.
 func TestCountedEqualsIdentified(t *testing.T) {
 	policies := []Policy{
@@ -43,6 +45,25 @@ func TestCountedEqualsIdentified(t *testing.T) {
 		c, id := run(), run(recordNodes())
 		if _, ok := c.mach.(*machine.Counted); !ok {
 			t.Fatalf("the plain run is not on the counted path: %T", c.mach)
+		}
+		if c.cnt.Boots != id.cnt.Boots {
+			t.Fatalf("boots differ: counted %d, identified %d", c.cnt.Boots, id.cnt.Boots)
+		}
+		if pol.Shutdown != nil {
+			cb, ib := c.mach.(*machine.Counted).Boots(), id.mach.(*machine.Table).Boots()
+			if ib == nil {
+				ib = make([]uint32, len(cb)) // (a table makes its counts at the first boot)
+			}
+			if !slices.Equal(cb, ib) {
+				t.Fatalf("boots per node differ: counted %v, identified %v", cb, ib)
+			}
+			sum := 0
+			for _, k := range cb {
+				sum += int(k)
+			}
+			if sum != c.cnt.Boots {
+				t.Fatalf("boots per node add up to %d, the machine counted %d", sum, c.cnt.Boots)
+			}
 		}
 		if !slices.Equal(c.start, id.start) || !slices.Equal(c.end, id.end) {
 			t.Fatal("schedules differ")

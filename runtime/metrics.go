@@ -99,11 +99,17 @@ type Metrics struct {
 	CPUSeconds, UsefulSeconds float64
 	CPUPct, EnergyPct         float64 // of the machine's cores × window, of P_full × window
 	NodesOffMean, BonusW      float64
-	PStateShare               []float64    // share of busy node-time per pstate
-	PStateCoreShare           []float64    // share of the jobs' core-time per pstate, over the accounted span
-	PStates                   []PStateStat // per pstate, highest first (machines with pstates)
-	Theory                    Theory       // Kunkel et al.'s analysis of the run, if HasTheory
-	HasTheory                 bool
+	// Node power cycles (HasBoots: the policy may switch nodes off): the
+	// nodes switched on over the accounted span, and that per node and
+	// day, on average and for the node switched on most.
+	HasBoots                            bool
+	Boots                               int
+	BootsPerNodeDay, BootsPerNodeDayMax float64
+	PStateShare                         []float64    // share of busy node-time per pstate
+	PStateCoreShare                     []float64    // share of the jobs' core-time per pstate, over the accounted span
+	PStates                             []PStateStat // per pstate, highest first (machines with pstates)
+	Theory                              Theory       // Kunkel et al.'s analysis of the run, if HasTheory
+	HasTheory                           bool
 	// Price-aware starts (HasDefer): decisions that weighed later starts,
 	// the jobs some decision deferred and the hours they waited under a
 	// pending deferral, and jobs started because they had waited past the
@@ -235,6 +241,7 @@ type runRecord struct {
 	caps      *capStage
 	capa      *capacity
 	defers    *deferStage
+	boots     runBoots
 	keepWeeks bool    // --series: Lawson's weeks too
 	until     float64 // when the run ended (the last instant simulated)
 }
@@ -243,7 +250,8 @@ type runRecord struct {
 func (s *sim) record() *runRecord {
 	return &runRecord{jobTable: s.jobTable, accounting: &s.accounting, pol: s.pol, machine: s.machine, model: s.model,
 		nodes: s.nodes, firstT: s.firstT, clock: s.clock, budget: s.budget,
-		caps: s.caps, capa: s.capa, defers: s.defers, keepWeeks: s.keepStates, until: s.now}
+		caps: s.caps, capa: s.capa, defers: s.defers, keepWeeks: s.keepStates, until: s.now,
+		boots: runBoots{total: s.cnt.Boots, perNode: nodeBoots(s.mach), marks: s.bootMarks}}
 }
 
 func (r *runRecord) metrics() Metrics {
@@ -295,6 +303,7 @@ func (r *runRecord) metrics() Metrics {
 		m.JobPowerMean = m.EnergyBy[machine.Busy] / span
 	}
 	r.levelMetrics(&m, span)
+	r.bootMetrics(&m, span)
 	r.billMetrics(&m)
 	if d := r.defers; d != nil {
 		m.HasDefer = true

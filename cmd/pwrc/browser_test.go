@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -53,6 +55,14 @@ type plotInfo struct {
 	W      float64  `json:"w"`
 	H      float64  `json:"h"`
 	Shapes int      `json:"shapes"`
+	// In plot coordinates: the main plot area's bottom and width, the
+	// top of the price's drawing (0: none), the width of the cap's
+	// drawing (0: none), and whether an overview strip marks a focus.
+	AreaBottom float64 `json:"areaBottom"`
+	AreaW      float64 `json:"areaW"`
+	PriceTop   float64 `json:"priceTop"`
+	CapW       float64 `json:"capW"`
+	Focus      bool    `json:"focus"`
 }
 
 // runSeries are the series the power and states plots of each run must
@@ -216,20 +226,29 @@ func TestReportInBrowser(t *testing.T) {
 			want = len(parts)
 		case "savings":
 			want = 2
-		default: // power and states: checkRunPlots
+		case "power":
+			// The price in its panel, under the power's plot area.
+			if p.PriceTop < p.AreaBottom {
+				t.Errorf("plot %d (power of %s): the price reaches y=%g, into the power's area (bottom %g)", i, p.Run, p.PriceTop, p.AreaBottom)
+			}
+			want = -1
+		default: // states, decision, boots: checkRunPlots and below
 			want = -1
 		}
 		if want >= 0 && p.Series != want {
 			t.Errorf("plot %d (%s): %d series, want %d", i, p.Plot, p.Series, want)
 		}
 	}
-	for plot, want := range map[string]int{"power": len(runs), "states": len(runs), "waits": 1, "utilization": 1, "hours": 1, "energy": 1, "cost": 1, "savings": 1} {
+	for plot, want := range map[string]int{"decision": 1, "power": len(runs), "states": len(runs), "waits": 1, "utilization": 1, "hours": 1, "energy": 1, "cost": 1, "savings": 1, "boots": 1} {
 		if count[plot] != want {
 			t.Errorf("%d %s plots, want %d", count[plot], plot, want)
 		}
 	}
 	for _, p := range checkRunPlots(plots, runSeries(t, dir, runs)) {
 		t.Error(p)
+	}
+	if i := slices.IndexFunc(plots, func(p plotInfo) bool { return p.Plot != "" }); i < 0 || plots[i].Plot != "decision" {
+		t.Error("the experiment does not start with the decision summary")
 	}
 	png := filepath.Join(dir, "report.png")
 	if err := os.WriteFile(png, shot, 0o644); err != nil {
@@ -240,7 +259,161 @@ func TestReportInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	keep(t, "kunkel_billing.png", shot)
 	t.Logf("%d plots checked; screenshot %s (%d bytes)", len(plots), png, len(shot))
+
+	// Printed to PDF as a reader would (Chromium's print, the page's own
+	// A4 landscape): every column of every table is on the page.
+	checkPrint(t, exe, filepath.Join(dir, "profile-print"), page, tableHeaders(t, page), "kunkel_billing")
+}
+
+// keep saves a test artifact (a screenshot, a printed page) in
+// $PWRC_ARTIFACTS, if set.
+func keep(t *testing.T, name string, data []byte) {
+	t.Helper()
+	dir := os.Getenv("PWRC_ARTIFACTS")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tableHeaders reads the first line of each column header of each table
+// of a report.
+func tableHeaders(t *testing.T, page string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, tab := range regexp.MustCompile(`(?s)<thead>.*?</thead>`).FindAll(data, -1) {
+		var hs []string
+		for _, m := range regexp.MustCompile(`<th[^>]*>([^<]*)`).FindAllSubmatch(tab, -1) {
+			hs = append(hs, html.UnescapeString(string(m[1])))
+		}
+		out = append(out, hs)
+	}
+	return out
+}
+
+// pdfWord is a word of a printed page, its box in PDF points.
+type pdfWord struct {
+	page       int
+	pageW      float64
+	xMin, xMax float64
+	text       string
+}
+
+// pdfWords reads a PDF's words and their boxes with poppler's pdftotext
+// -bbox (Debian's poppler-utils).
+func pdfWords(t *testing.T, pdf string) []pdfWord {
+	t.Helper()
+	out, err := exec.Command("pdftotext", "-bbox", pdf, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext (apt-get install poppler-utils): %v", err)
+	}
+	var words []pdfWord
+	page, w := 0, 0.0
+	pageRE := regexp.MustCompile(`<page width="([0-9.]+)"`)
+	wordRE := regexp.MustCompile(`<word xMin="([0-9.]+)" yMin="[0-9.]+" xMax="([0-9.]+)" yMax="[0-9.]+">([^<]*)</word>`)
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := pageRE.FindStringSubmatch(line); m != nil {
+			page++
+			w, _ = strconv.ParseFloat(m[1], 64)
+		}
+		if m := wordRE.FindStringSubmatch(line); m != nil {
+			a, _ := strconv.ParseFloat(m[1], 64)
+			b, _ := strconv.ParseFloat(m[2], 64)
+			words = append(words, pdfWord{page, w, a, b, html.UnescapeString(m[3])})
+		}
+	}
+	return words
+}
+
+// checkPrint prints a report to PDF in headless Chromium (its own @page
+// size), renders its first pages to PNG with pdftoppm (kept as
+// artifacts), and checks that the pages are A4 landscape and that every
+// word of every table's headers is printed inside the page.
+func checkPrint(t *testing.T, exe, profile, page string, headers [][]string, name string) {
+	t.Helper()
+	pdf := printPDF(t, exe, profile, page)
+	file := filepath.Join(t.TempDir(), name+".pdf")
+	if err := os.WriteFile(file, pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keep(t, name+".pdf", pdf)
+	words := pdfWords(t, file)
+	if len(words) == 0 {
+		t.Fatal("the printed report has no text")
+	}
+	if w := words[0].pageW; math.Abs(w-841.89) > 2 {
+		t.Errorf("the printed page is %g pt wide, want A4 landscape (842 pt)", w)
+	}
+	for _, hs := range headers {
+		for _, h := range hs {
+			for _, part := range strings.Fields(h) {
+				found := false
+				for _, w := range words {
+					if strings.Contains(w.text, part) || strings.Contains(part, w.text) && len(w.text) > 2 {
+						found = true
+						if w.xMax > w.pageW+0.5 || w.xMin < -0.5 {
+							t.Errorf("%s: the header word %q is printed at x %g..%g pt, off the page (%g pt)", name, part, w.xMin, w.xMax, w.pageW)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s: the header word %q is not on the printed page", name, part)
+				}
+			}
+		}
+	}
+	// The first pages as images, for a reader of the test's artifacts.
+	prefix := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "3", file, prefix).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, out)
+	}
+	pngs, _ := filepath.Glob(prefix + "*.png")
+	if len(pngs) == 0 {
+		t.Fatal("pdftoppm rendered no page")
+	}
+	for _, p := range pngs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep(t, filepath.Base(p), data)
+	}
+}
+
+// printPDF prints a page to PDF in headless Chromium, on the page size
+// its stylesheet asks for.
+func printPDF(t *testing.T, exe, profile, page string) []byte {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.UserDataDir(profile))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	pdf, err := chromedp.Run(ctx, chromedp.PrintToPDF(func(p *cdppage.PrintToPDFParams) {
+		css := true
+		p.PreferCSSPageSize = &css
+	}))
+	if err != nil {
+		t.Fatalf("chromium: print to PDF: %v", err)
+	}
+	return pdf
 }
 
 // TestCapAndBudgetInBrowser opens the report of a run under a powercap
@@ -262,6 +435,17 @@ func TestCapAndBudgetInBrowser(t *testing.T) {
 	for _, p := range plots {
 		capped = capped || slices.Contains(p.Names, "cap")
 		budgeted = budgeted || slices.Contains(p.Names, "budget") && slices.Contains(p.Names, "jobs' power")
+		// The capped run's plots show its cap's hour with a quarter hour
+		// either side, as the browser lays them out: the cap spans two
+		// thirds of the plot area, and an overview strip marks the part.
+		if p.Plot == "power" && slices.Contains(p.Names, "cap") {
+			if r := p.CapW / p.AreaW; math.Abs(r-2.0/3) > 0.01 || !p.Focus {
+				t.Errorf("the capped run's power plot: the cap spans %.3f of the plot (want 2/3), overview strip %v", r, p.Focus)
+			}
+		}
+		if p.Plot == "power" && p.PriceTop < p.AreaBottom {
+			t.Errorf("power of %s: the price reaches y=%g, into the power's area (bottom %g)", p.Run, p.PriceTop, p.AreaBottom)
+		}
 	}
 	if !capped || !budgeted {
 		t.Errorf("cap drawn: %v; budget and jobs' power drawn: %v", capped, budgeted)
@@ -416,13 +600,24 @@ func browse(t *testing.T, exe, profile, page string) (plots []plotInfo, rows int
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
+	// A reader opens the runs' sections (closed on a page of many runs)
+	// to see their plots; the test opens them all.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("details").forEach(d => d.open = true); 0`)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
 	plots, err = chromedp.Run(ctx, chromedp.Evaluate[[]plotInfo](`Array.from(document.querySelectorAll("svg.plot")).map(s => {
 			const r = s.getBoundingClientRect();
-			let h = s.closest("figure");
-			while (h && h.tagName !== "H3") h = h.previousElementSibling;
+			const d = s.closest("details");
+			const h = d ? d.querySelector("summary h3") : null;
+			const area = s.querySelector('rect[height="300"]');
+			const price = s.querySelector('g.series[data-name="price"]');
+			const cap = s.querySelector('g.series[data-name="cap"] path:last-child');
 			return {plot: s.dataset.plot, run: h ? h.id : "", series: +s.dataset.series, groups: s.querySelectorAll("g.series").length,
 				names: Array.from(s.querySelectorAll("g.series")).map(g => g.dataset.name),
-				w: r.width, h: r.height, shapes: s.querySelectorAll("g.series path, g.series rect, g.series line").length};
+				w: r.width, h: r.height, shapes: s.querySelectorAll("g.series path, g.series rect, g.series line, g.series circle").length,
+				areaBottom: area ? area.y.baseVal.value + area.height.baseVal.value : 0, areaW: area ? area.width.baseVal.value : 0,
+				priceTop: price ? price.getBBox().y : 0, capW: cap ? cap.getBBox().width : 0,
+				focus: s.querySelector("rect.focus") !== null};
 		})`))
 	if err != nil {
 		t.Fatalf("chromium: %v", err)

@@ -21,33 +21,36 @@ type moreMetric struct {
 }
 
 var moreMetrics = map[string]moreMetric{
-	"launched":            {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Launched), m.Measured }},
-	"cpu_time":            {0, func(m *pwrt.Metrics) (float64, bool) { return m.CPUSeconds / 3600, m.Measured }},
-	"cpu_time_pct":        {1, func(m *pwrt.Metrics) (float64, bool) { return m.CPUPct, m.Measured }},
-	"useful_work":         {0, func(m *pwrt.Metrics) (float64, bool) { return m.UsefulSeconds / 3600, m.Measured }},
-	"energy_pct":          {1, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyPct, m.Measured }},
-	"cap_excess":          {0, func(m *pwrt.Metrics) (float64, bool) { return m.CapExcessSeconds, m.HasCaps }},
-	"killed":              {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Killed), m.HasCaps }},
-	"deferred_jobs":       {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeferredJobs), m.HasDefer }},
-	"deferral_hours":      {0, func(m *pwrt.Metrics) (float64, bool) { return m.DeferralHours, m.HasDefer }},
-	"deadline_starts":     {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeadlineStarts), m.HasDefer }},
-	"nodes_off":           {1, func(m *pwrt.Metrics) (float64, bool) { return m.NodesOffMean, true }},
-	"bonus":               {2, func(m *pwrt.Metrics) (float64, bool) { return m.BonusW / 1e3, len(m.Levels) > 0 }},
-	"band_violations":     {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Band.Violations), m.HasBand }},
-	"band_hours_out":      {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.SecondsOut / 3600, m.HasBand }},
-	"band_max_over":       {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxOver / 1e3, m.HasBand }},
-	"band_max_under":      {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxUnder / 1e3, m.HasBand }},
-	"peak_metered":        {1, func(m *pwrt.Metrics) (float64, bool) { return m.PeakMeteredW / 1e3, m.HasBill }},
-	"utilization_hours":   {0, func(m *pwrt.Metrics) (float64, bool) { return m.UtilizationHours, m.HasBill }},
-	"energy_overrun":      {2, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyOverrun / 3.6e9, m.HasBill }},
-	"co2":                 {2, func(m *pwrt.Metrics) (float64, bool) { return m.CO2 / 1e6, m.HasCarbon }},
-	"turnaround":          {1, func(m *pwrt.Metrics) (float64, bool) { return m.TurnaroundMean / 3600, m.Jobs > 0 }},
-	"mean_price":          {4, theory(func(t *pwrt.Theory) float64 { return t.MeanPrice })},
-	"oracle_best":         {4, theory(func(t *pwrt.Theory) float64 { return t.Best })},
-	"oracle_worst":        {4, theory(func(t *pwrt.Theory) float64 { return t.Worst })},
-	"theory_energy_infra": {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyInfra / 1e3 })},
-	"theory_energy_idle":  {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyIdle / 1e3 })},
-	"theory_energy_job":   {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyJob / 1e3 })},
+	"launched":               {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Launched), m.Measured }},
+	"cpu_time":               {0, func(m *pwrt.Metrics) (float64, bool) { return m.CPUSeconds / 3600, m.Measured }},
+	"cpu_time_pct":           {1, func(m *pwrt.Metrics) (float64, bool) { return m.CPUPct, m.Measured }},
+	"useful_work":            {0, func(m *pwrt.Metrics) (float64, bool) { return m.UsefulSeconds / 3600, m.Measured }},
+	"energy_pct":             {1, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyPct, m.Measured }},
+	"cap_excess":             {0, func(m *pwrt.Metrics) (float64, bool) { return m.CapExcessSeconds, m.HasCaps }},
+	"killed":                 {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Killed), m.HasCaps }},
+	"deferred_jobs":          {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeferredJobs), m.HasDefer }},
+	"deferral_hours":         {0, func(m *pwrt.Metrics) (float64, bool) { return m.DeferralHours, m.HasDefer }},
+	"deadline_starts":        {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.DeadlineStarts), m.HasDefer }},
+	"nodes_off":              {1, func(m *pwrt.Metrics) (float64, bool) { return m.NodesOffMean, true }},
+	"boots":                  {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Boots), m.HasBoots }},
+	"boots_per_node_day":     {2, func(m *pwrt.Metrics) (float64, bool) { return m.BootsPerNodeDay, m.HasBoots }},
+	"boots_per_node_day_max": {2, func(m *pwrt.Metrics) (float64, bool) { return m.BootsPerNodeDayMax, m.HasBoots }},
+	"bonus":                  {2, func(m *pwrt.Metrics) (float64, bool) { return m.BonusW / 1e3, len(m.Levels) > 0 }},
+	"band_violations":        {0, func(m *pwrt.Metrics) (float64, bool) { return float64(m.Band.Violations), m.HasBand }},
+	"band_hours_out":         {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.SecondsOut / 3600, m.HasBand }},
+	"band_max_over":          {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxOver / 1e3, m.HasBand }},
+	"band_max_under":         {1, func(m *pwrt.Metrics) (float64, bool) { return m.Band.MaxUnder / 1e3, m.HasBand }},
+	"peak_metered":           {1, func(m *pwrt.Metrics) (float64, bool) { return m.PeakMeteredW / 1e3, m.HasBill }},
+	"utilization_hours":      {0, func(m *pwrt.Metrics) (float64, bool) { return m.UtilizationHours, m.HasBill }},
+	"energy_overrun":         {2, func(m *pwrt.Metrics) (float64, bool) { return m.EnergyOverrun / 3.6e9, m.HasBill }},
+	"co2":                    {2, func(m *pwrt.Metrics) (float64, bool) { return m.CO2 / 1e6, m.HasCarbon }},
+	"turnaround":             {1, func(m *pwrt.Metrics) (float64, bool) { return m.TurnaroundMean / 3600, m.Jobs > 0 }},
+	"mean_price":             {4, theory(func(t *pwrt.Theory) float64 { return t.MeanPrice })},
+	"oracle_best":            {4, theory(func(t *pwrt.Theory) float64 { return t.Best })},
+	"oracle_worst":           {4, theory(func(t *pwrt.Theory) float64 { return t.Worst })},
+	"theory_energy_infra":    {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyInfra / 1e3 })},
+	"theory_energy_idle":     {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyIdle / 1e3 })},
+	"theory_energy_job":      {2, theory(func(t *pwrt.Theory) float64 { return t.EnergyJob / 1e3 })},
 }
 
 // theory reads a figure of the run's Theory, if it has one.
@@ -133,6 +136,9 @@ func moreJSON(m *pwrt.Metrics, out map[string]any) {
 		out["cap_excess_s"], out["cap_excess_max_kw"], out["killed"] = m.CapExcessSeconds, m.CapExcessW/1e3, m.Killed
 	}
 	out["nodes_off_mean"] = m.NodesOffMean
+	if m.HasBoots {
+		out["boots"], out["boots_per_node_day_mean"], out["boots_per_node_day_max"] = m.Boots, m.BootsPerNodeDay, m.BootsPerNodeDayMax
+	}
 	if len(m.Levels) > 0 {
 		out["bonus_kw"] = m.BonusW / 1e3
 	}
@@ -188,6 +194,10 @@ func moreFromMap(mm map[string]any, m *pwrt.Metrics) {
 		m.HasCaps, m.CapExcessSeconds, m.CapExcessW, m.Killed = true, g("cap_excess_s"), g("cap_excess_max_kw")*1e3, int(g("killed"))
 	}
 	m.NodesOffMean, m.BonusW = g("nodes_off_mean"), g("bonus_kw")*1e3
+	if _, ok := f("boots"); ok {
+		m.HasBoots, m.Boots = true, int(g("boots"))
+		m.BootsPerNodeDay, m.BootsPerNodeDayMax = g("boots_per_node_day_mean"), g("boots_per_node_day_max")
+	}
 	if _, ok := f("defer_decisions"); ok {
 		m.HasDefer, m.DeferDecisions, m.DeferredJobs = true, int(g("defer_decisions")), int(g("deferred_jobs"))
 		m.DeferralHours, m.DeadlineStarts = g("deferral_hours"), int(g("deadline_starts"))

@@ -128,8 +128,10 @@ func TestReportFromDirWithoutScenario(t *testing.T) {
 	if bytes.Contains(page, []byte(`data-name="price"`)) {
 		t.Error("a price drawn without the contract")
 	}
-	if n := bytes.Count(page, []byte(`class="plot"`)); n != 6+2*6 {
-		t.Errorf("%d plots, want 18", n)
+	// The decision summary, six of all runs and boots per day (its
+	// easy_shutdown runs switch nodes off), two per run.
+	if n := bytes.Count(page, []byte(`class="plot"`)); n != 1+7+2*6 {
+		t.Errorf("%d plots, want 20", n)
 	}
 	if !bytes.Contains(page, []byte("<td class=\"l\">kunkel_fixed · easy</td>")) {
 		t.Error("runs not laid out from results.json")

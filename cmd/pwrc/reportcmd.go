@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/renameio/v2"
@@ -274,8 +276,66 @@ var figures = map[string]struct {
 	"savings":     {many: report.SavingsSVG},
 }
 
+// plotWindow sets the time a run's power or states plot shows from
+// --from and --to: local dates and times on the run's clock ("2012-09-07
+// 11:00"), or offsets from the start of its state series (its first
+// submission, or its account window's start) with a unit, "36 h", "2.5
+// d", "90 min", "600 s"; either may be left out (the run's start, its
+// end).
+func plotWindow(run *report.Run, from, to string) error {
+	if from == "" && to == "" {
+		return nil
+	}
+	s0, s1 := report.Span(*run)
+	at := func(flag, v string, def float64) (float64, error) {
+		if v == "" {
+			return def, nil
+		}
+		fields := strings.Fields(v)
+		if len(fields) == 2 {
+			unit := map[string]float64{"s": 1, "min": 60, "h": 3600, "d": 86400}[fields[1]]
+			if x, err := strconv.ParseFloat(fields[0], 64); err == nil && unit > 0 && !math.IsNaN(x) && !math.IsInf(x, 0) {
+				return s0 + x*unit, nil
+			}
+		}
+		clock, err := report.Clock(run.Result)
+		if err != nil {
+			return 0, usageErrorf("%s %q: %v", flag, v, err)
+		}
+		iso := strings.Replace(strings.TrimSpace(v), " ", "T", 1)
+		switch len(iso) {
+		case len("2006-01-02"):
+			iso += "T00:00:00"
+		case len("2006-01-02T15:04"):
+			iso += ":00"
+		}
+		t, err := tariff.ParseLocal(iso, clock.Loc)
+		if err != nil {
+			return 0, usageErrorf("%s %q: not a local date (2012-09-07 11:00) or an offset with a unit (36 h, 2.5 d, 90 min, 600 s)", flag, v)
+		}
+		return clock.Sim(t), nil
+	}
+	a, err := at("--from", from, s0)
+	if err != nil {
+		return err
+	}
+	b, err := at("--to", to, s1)
+	if err != nil {
+		return err
+	}
+	if !(b > a) {
+		return usageErrorf("--from %q is not before --to %q", from, to)
+	}
+	if b <= s0 || a >= s1 {
+		return usageErrorf("--from %q --to %q: outside run %s, which spans 0 to %s d after its start", from, to, run.Label,
+			strconv.FormatFloat((s1-s0)/86400, 'f', 1, 64))
+	}
+	run.From, run.To = math.Max(a, s0), math.Min(b, s1)
+	return nil
+}
+
 func plotCmd(stdout, stderr io.Writer) *cobra.Command {
-	var outFile, what string
+	var outFile, what, from, to string
 	cmd := &cobra.Command{
 		Use:   "plot RUN_FILE... --what power|states|waits|utilization|hours|energy|cost|savings -o FILE.svg|FILE.png",
 		Short: "Draw one figure of saved runs, as SVG or PNG",
@@ -287,6 +347,11 @@ DIR/RUN.states.csv, DIR/RUN.csv or DIR/RUN.hours.csv, or by DIR/RUN.
   waits, utilization, hours, energy, cost, savings
                       one or more runs on one chart
 
+power and states show the run's measure or account window, or the time its
+powercaps applied, with context either side (as the report does), else the
+whole run; --from and --to choose the time instead: local dates
+("2012-09-07 11:00") or offsets from the run's start ("36 h", "2.5 d").
+
 The format follows the extension of -o: .svg or .png.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: command(func(_ *cobra.Command, args []string) error {
@@ -296,6 +361,9 @@ The format follows the extension of -o: .svg or .png.`,
 			}
 			if fig.one != nil && len(args) > 1 {
 				return usageErrorf("--what %s draws one run, not %d", what, len(args))
+			}
+			if fig.one == nil && (from != "" || to != "") {
+				return usageErrorf("--from and --to choose the time of --what power or states, not %s", what)
 			}
 			ext := strings.ToLower(filepath.Ext(outFile))
 			switch {
@@ -310,6 +378,9 @@ The format follows the extension of -o: .svg or .png.`,
 			}
 			var svg []byte
 			if fig.one != nil {
+				if err := plotWindow(&runs[0], from, to); err != nil {
+					return err
+				}
 				svg = fig.one(runs[0])
 			} else {
 				svg = fig.many(runs)
@@ -323,6 +394,8 @@ The format follows the extension of -o: .svg or .png.`,
 		}),
 	}
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "the figure's file: .svg or .png (atomically)")
+	cmd.Flags().StringVar(&from, "from", "", "power, states: start here (a local date, 2012-09-07 11:00, or an offset from the run's start, 36 h)")
+	cmd.Flags().StringVar(&to, "to", "", "power, states: end here (as --from)")
 	cmd.Flags().StringVar(&what, "what", "power", "the figure: power, states, waits, utilization, hours, energy, cost or savings")
 	return cmd
 }

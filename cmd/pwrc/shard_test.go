@@ -179,7 +179,7 @@ func TestMergeReport(t *testing.T) {
 	plot := func(page []byte, kind string) [][]byte {
 		return regexp.MustCompile(`(?s)<svg [^>]*data-plot="`+kind+`".*?</svg>`).FindAll(page, -1)
 	}
-	for _, kind := range []string{"energy", "cost", "savings", "hours"} {
+	for _, kind := range []string{"decision", "energy", "cost", "savings", "hours"} {
 		g, w := plot(got, kind), plot(want, kind)
 		if len(g) != 1 || len(w) != 1 || !bytes.Equal(g[0], w[0]) {
 			t.Errorf("%s: the merged report's plot differs from one run's report's", kind)
@@ -192,8 +192,10 @@ func TestMergeReport(t *testing.T) {
 			}
 		}
 	}
-	if n := bytes.Count(got, []byte(`class="plot"`)); n != 6+2*6 {
-		t.Errorf("%d plots, want 18", n)
+	// The decision summary, six of all runs (no boots per day: merged
+	// runs have no state series), two per run.
+	if n := bytes.Count(got, []byte(`class="plot"`)); n != 1+6+2*6 {
+		t.Errorf("%d plots, want 19", n)
 	}
 	table := func(page []byte) []byte { return regexp.MustCompile(`(?s)<table>.*?</table>`).Find(page) }
 	if !bytes.Equal(table(got), table(want)) {

@@ -13,6 +13,10 @@ func (k *Counted) PowerOn(n int, boot bool, now float64) {
 		return
 	}
 	k.c.Off -= n
+	k.c.Boots += n
+	if k.ids != nil {
+		k.ids.powerOn(n, boot)
+	}
 	if boot {
 		k.c.Booting += n
 		return
@@ -22,6 +26,9 @@ func (k *Counted) PowerOn(n int, boot bool, now float64) {
 
 // BootDone: n nodes that PowerOn booted are idle from now.
 func (k *Counted) BootDone(n int, now float64) {
+	if k.ids != nil {
+		k.ids.bootDone(n)
+	}
 	k.c.Booting -= n
 	k.idled(n, now)
 }
@@ -38,7 +45,7 @@ func (k *Counted) idled(n int, now float64) {
 // Reset makes k a machine of n idle nodes since t0 again, keeping its
 // buffers: a look-ahead reuses one counted machine for every simulation.
 func (k *Counted) Reset(n int, t0 float64) {
-	busyAt, jobWAt, levels := k.c.BusyAt, k.c.JobWAt, k.c.LevelsOn
+	busyAt, jobWAt, levels := k.c.BusyAt, k.c.JobWAt, k.c.LevelsOn // (Boots restarts at 0)
 	clear(busyAt)
 	clear(jobWAt)
 	clear(levels)
@@ -59,6 +66,7 @@ func (t *Table) PowerOn(n int, boot bool, now float64) {
 	}
 	t.buf = ids
 	t.c.Off -= len(ids)
+	t.booted(ids...)
 	if boot {
 		t.st.Booting(ids)
 		t.bootingQ = append(t.bootingQ, ids...)

@@ -13,6 +13,7 @@ type Counted struct {
 	m        *Model
 	idle     []idleBatch // stack: most recently idle last; jobs pop from the end
 	idleHead int         // the oldest batch still in idle (shutdown pops from the front)
+	ids      *nodeIDs    // the nodes' identities, for their boots (TrackBoots); nil: none
 }
 
 type idleBatch struct {
@@ -39,6 +40,10 @@ func (k *Counted) Take(j int32, u Use, estEnd float64, boot bool) int {
 	fromIdle := k.takeIdle(u.N)
 	fromOff := u.N - fromIdle
 	k.c.Off -= fromOff
+	k.c.Boots += fromOff
+	if k.ids != nil {
+		k.ids.take(j, fromIdle, fromOff)
+	}
 	if fromOff > 0 && boot {
 		k.c.Booting += fromOff
 		k.c.Reserved += fromIdle
@@ -81,6 +86,9 @@ func (k *Counted) Booted(j int32, u Use, booting int) { k.c.booted(u, booting) }
 // Release implements Nodes.
 func (k *Counted) Release(j int32, u Use, now float64) {
 	k.c.run(&u, -1)
+	if k.ids != nil {
+		k.ids.release(j)
+	}
 	if n := len(k.idle); n > k.idleHead && k.idle[n-1].since == now {
 		k.idle[n-1].n += u.N
 	} else {
@@ -128,6 +136,9 @@ func (k *Counted) SwitchOff(now, after float64, keep int, transit bool) int {
 		}
 	}
 	k.c.Idle -= took
+	if k.ids != nil {
+		k.ids.switchOff(took, transit)
+	}
 	if transit {
 		k.c.Shutting += took
 	} else {
@@ -141,6 +152,9 @@ func (k *Counted) SwitchOff(now, after float64, keep int, transit bool) int {
 
 // ShutDone implements Nodes.
 func (k *Counted) ShutDone(n int) {
+	if k.ids != nil {
+		k.ids.shutDone(n)
+	}
 	k.c.Shutting -= n
 	k.c.Off += n
 }

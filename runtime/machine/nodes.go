@@ -20,6 +20,10 @@ type Counts struct {
 	// nothing. Both stay 0 without levels.
 	LevelsOn []int
 	OffDark  int
+	// Boots counts the nodes switched on since the machine was made: every
+	// node that left Off (to boot, or straight to a job without a boot
+	// time), whoever asked for it.
+	Boots int
 }
 
 // Free is the number of nodes a job may take now: idle and off.

@@ -218,6 +218,7 @@ func (t *Table) BootReserved(k int, keep uint64, boot bool, now float64) int {
 		return 0
 	}
 	t.c.Off -= len(ids)
+	t.booted(ids...)
 	if boot {
 		t.st.Booting(ids)
 		t.bootingQ = append(t.bootingQ, ids...)

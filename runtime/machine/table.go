@@ -54,6 +54,8 @@ type Table struct {
 	scratch []int32
 	marks   [][]uint32 // per level and instance, for PowerDelta
 	stamp   uint32
+
+	boots []uint32 // per node, the times it was switched on (nil until the first)
 }
 
 type idleEntry struct {
@@ -118,6 +120,14 @@ func (t *Table) refresh() {
 // Take implements Nodes.
 func (t *Table) Take(j int32, u Use, estEnd float64, boot bool) int {
 	ids := t.pickFor(t.buffer(), u, boot)
+	if t.c.Off > 0 {
+		off := t.st.OffSet()
+		for _, i := range ids {
+			if off.Has(int(i)) {
+				t.booted(i)
+			}
+		}
+	}
 	fromOff := t.st.Take(ids, estEnd)
 	if t.track {
 		for _, i := range ids {
@@ -313,6 +323,21 @@ func (t *Table) ShutDone(n int) {
 	t.c.Off += n
 	t.refresh()
 }
+
+// booted counts a switch-on of each node of ids.
+func (t *Table) booted(ids ...int32) {
+	if t.boots == nil {
+		t.boots = make([]uint32, t.st.Nodes())
+	}
+	for _, i := range ids {
+		t.boots[i]++
+	}
+	t.c.Boots += len(ids)
+}
+
+// Boots is how many times each node was switched on, by node id (nil if
+// none ever was). The slice is the table's own: copy it to keep it.
+func (t *Table) Boots() []uint32 { return t.boots }
 
 // Held implements Nodes.
 func (t *Table) Held(dst []int32, j int32) []int32 { return append(dst, t.held[j]...) }

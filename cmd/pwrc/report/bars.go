@@ -25,7 +25,7 @@ func (h *hbars) svg() []byte {
 	labelW = math.Min(labelW+16, 320)
 	var legend []legendItem
 	for i, p := range h.parts {
-		legend = append(legend, legendItem{p, h.colors[i], "box"})
+		legend = append(legend, legendItem{p, h.colors[i], "box", ""})
 	}
 	left := math.Max(marginL, labelW)
 	right := 90.0 // room for the notes after the bars

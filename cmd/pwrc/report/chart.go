@@ -16,6 +16,8 @@ const (
 	marginB   = 44
 	charW     = 6.8 // mean glyph width at 12 px, to lay out legends
 	legendRow = 17
+	panelGap  = 10 // between the plot area and a panel under it
+	stripFoot = 18 // under an overview strip: its caption
 )
 
 // scale maps data values to pixels; log scales (for waits) map log10(1+v).
@@ -43,6 +45,7 @@ func (s scale) px(v float64) float64 {
 type legendItem struct {
 	name, color string
 	kind        string // box, line, hair, thin, dash, band
+	dash        string // a line's dashes, if any
 }
 
 // chart is one figure: a title, a legend, a plot area with a left and
@@ -64,6 +67,16 @@ type chart struct {
 	yFmt, y2Fmt  func(float64) string
 	xFmt         func(float64) string
 	categoricalX bool
+	// A time chart keeps the right margin whether or not it has a right
+	// axis, so that its plot area is one pixel per time bin and the time
+	// charts of a run line up.
+	time bool
+	// panelH, if not 0, is a panel under the plot area that shares its
+	// x axis, on the y2 scale with its ticks on the left (the price);
+	// stripH an overview strip under the x axis's label.
+	panelH, stripH float64
+	panelY, stripY float64
+	panelLabel     string
 }
 
 type tick struct {
@@ -86,7 +99,7 @@ func legendRows(items []legendItem, width float64) [][]legendItem {
 				row, used = nil, 0
 			}
 			for _, line := range wrap(it.name, int((width-40)/charW)) {
-				rows = append(rows, []legendItem{{line, it.color, it.kind}})
+				rows = append(rows, []legendItem{{line, it.color, it.kind, it.dash}})
 				it.kind = "none" // the swatch once, on the first line
 			}
 			continue
@@ -128,12 +141,22 @@ func (ch *chart) begin() {
 	rows := legendRows(ch.legend, plotW-marginL-marginR+40)
 	top := 30.0 + float64(len(rows))*legendRow + 8
 	right := 20.0
-	if ch.hasY2 {
+	if ch.hasY2 || ch.time {
 		right = marginR
 	}
 	ch.px, ch.py = marginL, top
 	ch.pw, ch.ph = plotW-marginL-right, plotH
-	ch.c = newCanvas(plotW, top+plotH+marginB, ch.kind, ch.nSeries, ch.title)
+	axisY := ch.py + ch.ph // where the x axis's ticks hang
+	if ch.panelH > 0 {
+		ch.panelY = axisY + panelGap
+		axisY = ch.panelY + ch.panelH
+	}
+	height := axisY + marginB
+	if ch.stripH > 0 {
+		ch.stripY = height + 6
+		height = ch.stripY + ch.stripH + stripFoot
+	}
+	ch.c = newCanvas(plotW, height, ch.kind, ch.nSeries, ch.title)
 	c := ch.c
 	c.text(marginL, 19, "start", ch.title, `font-size="15" font-weight="bold" fill="#222"`)
 	for r, row := range rows {
@@ -143,7 +166,11 @@ func (ch *chart) begin() {
 			switch it.kind {
 			case "none": // a wrapped item's next line
 			case "line":
-				c.line(x, y-4, x+20, y-4, `stroke="`+it.color+`" stroke-width="2.5"`)
+				dash := ""
+				if it.dash != "" {
+					dash = ` stroke-dasharray="` + it.dash + `"`
+				}
+				c.line(x, y-4, x+20, y-4, `stroke="`+it.color+`" stroke-width="2.5"`+dash)
 			case "hair":
 				c.line(x, y-4, x+20, y-4, `stroke="`+it.color+`" stroke-width="1"`)
 			case "thin":
@@ -163,10 +190,23 @@ func (ch *chart) begin() {
 	ch.x.a, ch.x.b = ch.px, ch.px+ch.pw
 	ch.y.a, ch.y.b = ch.py+ch.ph, ch.py
 	ch.y2.a, ch.y2.b = ch.py+ch.ph, ch.py
+	if ch.panelH > 0 {
+		ch.y2.a, ch.y2.b = ch.panelY+ch.panelH, ch.panelY
+	}
 	c.rect(ch.px, ch.py, ch.pw, ch.ph, `fill="#fafafa" stroke="#ccc"`)
 	if ch.noData != "" {
 		c.text(ch.px+ch.pw/2, ch.py+ch.ph/2, "middle", ch.noData, `fill="#888"`)
 		return
+	}
+	if ch.panelH > 0 {
+		// The panel first: its tick labels are not the power axis's.
+		c.rect(ch.px, ch.panelY, ch.pw, ch.panelH, `fill="#fafafa" stroke="#ccc"`)
+		for _, t := range niceTicks(ch.y2.lo, ch.y2.hi, 3) {
+			y := ch.y2.px(t)
+			c.line(ch.px, y, ch.px+ch.pw, y, `stroke="#e3e3e3"`)
+			c.text(ch.px-6, y+4, "end", fmtWith(ch.y2Fmt, t), `fill="#444"`)
+		}
+		c.text(0, 0, "middle", ch.panelLabel, `fill="#444" transform="translate(16,`+n(ch.panelY+ch.panelH/2)+`) rotate(-90)"`)
 	}
 	// Grid and tick labels.
 	for _, t := range ch.yTicks() {
@@ -178,9 +218,12 @@ func (ch *chart) begin() {
 		x := ch.x.px(t.v)
 		if !ch.categoricalX {
 			c.line(x, ch.py, x, ch.py+ch.ph, `stroke="#e3e3e3"`)
+			if ch.panelH > 0 {
+				c.line(x, ch.panelY, x, ch.panelY+ch.panelH, `stroke="#e3e3e3"`)
+			}
 		}
-		c.line(x, ch.py+ch.ph, x, ch.py+ch.ph+4, `stroke="#888"`)
-		c.text(x, ch.py+ch.ph+17, "middle", t.label, `fill="#444"`)
+		c.line(x, axisY, x, axisY+4, `stroke="#888"`)
+		c.text(x, axisY+17, "middle", t.label, `fill="#444"`)
 	}
 	if ch.hasY2 {
 		for _, t := range niceTicks(ch.y2.lo, ch.y2.hi, 6) {
@@ -190,7 +233,7 @@ func (ch *chart) begin() {
 		}
 		c.text(0, 0, "middle", ch.y2Label, `fill="#444" transform="translate(`+n(plotW-12)+`,`+n(ch.py+ch.ph/2)+`) rotate(90)"`)
 	}
-	c.text(ch.px+ch.pw/2, ch.py+ch.ph+36, "middle", ch.xLabel, `fill="#444"`)
+	c.text(ch.px+ch.pw/2, axisY+36, "middle", ch.xLabel, `fill="#444"`)
 	c.text(0, 0, "middle", ch.yLabel, `fill="#444" transform="translate(16,`+n(ch.py+ch.ph/2)+`) rotate(-90)"`)
 }
 
@@ -213,9 +256,12 @@ func (ch *chart) xTicksAll() []tick {
 	return out
 }
 
-// finish draws the frame over the series and returns the SVG.
+// finish draws the frames over the series and returns the SVG.
 func (ch *chart) finish() []byte {
 	ch.c.rect(ch.px, ch.py, ch.pw, ch.ph, `fill="none" stroke="#999"`)
+	if ch.panelH > 0 && ch.noData == "" {
+		ch.c.rect(ch.px, ch.panelY, ch.pw, ch.panelH, `fill="none" stroke="#999"`)
+	}
 	return ch.c.bytes()
 }
 

@@ -5,13 +5,18 @@
 //
 // # Figures
 //
-// Per experiment: energy and cost by component per run (stacked bars), the
-// saving against the baseline, the wait-time CDFs of all runs on one
-// chart, the utilization per day and the mean power by local hour of day.
-// Per run: power over time stacked by component with the price (right
-// axis), the powercap in force and the power budget where it applies
-// (beside the jobs' power it limits) overlaid, and the nodes in each state
-// over time with the level instances on.
+// Per experiment, first a decision summary (DecisionSVG, Decision): the
+// runs by cost against their 90th-percentile wait, CO₂ as mark area, the
+// Pareto set marked, and the same in words. Then energy and cost by
+// component per run (stacked bars), the saving against the baseline, the
+// wait-time CDFs of all runs on one chart, the utilization per day, the
+// mean power by local hour of day and the nodes switched on per day. Per
+// run, over its Window (a measure or account window, or its powercaps,
+// with context; the whole run in an overview strip): power over time
+// stacked by component with the price in a panel under it, the powercap
+// in force and the power budget where it applies (beside the jobs' power
+// it limits) overlaid, and the nodes in each state over time with the
+// level instances on.
 //
 // # Downsampling
 //

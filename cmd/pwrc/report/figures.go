@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	pwrt "github.com/pwrc/pwrc/runtime"
 	"github.com/pwrc/pwrc/runtime/tariff"
@@ -18,6 +19,9 @@ type Run struct {
 	Label  string
 	Price  tariff.Tariff
 	States States
+	// From and To, if To > From, are the time (trace seconds) its time
+	// plots show; else Window chooses.
+	From, To float64
 }
 
 // Colours: components and machine states keep theirs in every figure;
@@ -37,15 +41,43 @@ const (
 	capColor    = "#6a1b9a"
 	jobsColor   = "#4a2100"
 	bandColor   = "#c8c8c8"
+	windowColor = "#e07b00"
 )
 
 func runColor(i int) string { return palette[i%len(palette)] }
+
+// runDashes tell runs apart past the palette's ten colours: the 11th to
+// 20th run take the colours again with long dashes, then short ones, then
+// dash-dots (40 distinct lines).
+var runDashes = []string{"", "7,3", "2,2", "7,2,2,2"}
+
+// runStroke is the stroke of run i's line: its colour and dashes.
+func runStroke(i int) string {
+	s := `stroke="` + runColor(i) + `"`
+	if d := runDashes[(i/len(palette))%len(runDashes)]; d != "" {
+		s += ` stroke-dasharray="` + d + `"`
+	}
+	return s
+}
+
+// runLegend is run i's legend entry.
+func runLegend(i int, label string) legendItem {
+	return legendItem{name: label, color: runColor(i), kind: "line", dash: runDashes[(i/len(palette))%len(runDashes)]}
+}
 
 func partColor(name string, level int) string {
 	if c, ok := partCol[name]; ok {
 		return c
 	}
 	return levelCols[level%len(levelCols)]
+}
+
+// Span is the whole time of a run's time plots (see span), trace seconds.
+func Span(r Run) (from, to float64) {
+	if !hasStates(r) {
+		return 0, 1
+	}
+	return span(r)
 }
 
 // span is the time a run's state series is drawn over: from its first row
@@ -59,6 +91,48 @@ func span(r Run) (from, to float64) {
 		to = from + 1
 	}
 	return from, to
+}
+
+// Window is the time a run's time plots show, trace seconds, and whether
+// it is a part of the run (focused: the plots then show the whole in an
+// overview strip): the run's From–To if set; else its measure or account
+// window, or else the time its powercaps applied (the state series'
+// cap_w), with a quarter of that before and after for context, when that
+// is at most half of the run; else the whole run.
+func Window(r Run) (x0, x1 float64, focused bool) {
+	if !hasStates(r) {
+		return 0, 0, false
+	}
+	s0, s1 := span(r)
+	if r.To > r.From {
+		return r.From, r.To, r.From > s0 || r.To < s1
+	}
+	a, b := math.Inf(1), math.Inf(-1)
+	if m := &r.Result.Metrics; m.Windowed {
+		a, b = m.AccountFrom, m.AccountTo
+	} else if hasStates(r) {
+		ss := statesOf(r)
+		if c := column(ss, "cap_w"); c >= 0 {
+			on, since := false, 0.0
+			for t, row := range ss.Rows() {
+				switch capped := !math.IsNaN(row[c]); {
+				case capped && !on:
+					on, since = true, t
+				case !capped && on:
+					on = false
+					a, b = math.Min(a, since), math.Max(b, t)
+				}
+			}
+			if on {
+				a, b = math.Min(a, since), s1
+			}
+		}
+	}
+	if !(b > a) || b-a > (s1-s0)/2 {
+		return s0, s1, false
+	}
+	pad := (b - a) / 4
+	return math.Max(s0, a-pad), math.Min(s1, b+pad), true
 }
 
 // bins is the number of time bins of a time-series figure: one per pixel
@@ -153,6 +227,44 @@ func currency(code string) string {
 	return code
 }
 
+// timeAxis sets a time chart's x axis: seconds on the trace's clock over
+// [x0, x1]; labelled with the local time of day where that is at most
+// four days of a trace whose clock is known, else in days since x0.
+func timeAxis(ch *chart, r *pwrt.Result, x0, x1 float64) {
+	ch.time = true
+	if x1-x0 <= 4*86400 && (r.Workload.Epoch != 0 || r.Run != nil && r.Run.Workload.Start != "") {
+		if c, err := Clock(r); err == nil {
+			ch.x = scale{lo: x0, hi: x1}
+			step := 3600.0
+			for _, h := range []float64{1, 2, 3, 6, 12, 24} {
+				if step = h * 3600; (x1-x0)/step <= 10 {
+					break
+				}
+			}
+			// Ticks at multiples of step from local midnight before x0.
+			t0 := c.Time(x0)
+			mid := time.Date(t0.Year(), t0.Month(), t0.Day(), 0, 0, 0, 0, c.Loc)
+			for k := 0; k < 200; k++ {
+				t := mid.Add(time.Duration(float64(k) * step * float64(time.Second)))
+				x := x0 + t.Sub(t0).Seconds()
+				if x > x1+1e-9 {
+					break
+				}
+				if x >= x0-1e-9 {
+					label := t.Format("15:04")
+					if t.Hour() == 0 && t.Minute() == 0 {
+						label = t.Format("Jan 2")
+					}
+					ch.xTicks = append(ch.xTicks, tick{x, label})
+				}
+			}
+			ch.xLabel = "local time, " + t0.Format("2006-01-02") + " – " + c.Time(x1).Format("2006-01-02 MST")
+			return
+		}
+	}
+	daysAxis(ch, r, x0, x1)
+}
+
 // daysAxis sets a time chart's x axis: seconds on the trace's clock,
 // labelled in days since x0, and says what day 0 is.
 func daysAxis(ch *chart, r *pwrt.Result, x0, x1 float64) {
@@ -172,12 +284,15 @@ func daysAxis(ch *chart, r *pwrt.Result, x0, x1 float64) {
 // machine-state series.
 const noStates = "no machine-state series for this run"
 
-// PowerSVG draws a run's power over time, stacked by component (the mean
-// over each pixel column, so the area is the run's energy), with the
-// total's lowest and highest value in each column as a band, the price on
-// the right axis (its range in each column, and its mean), the powercap
+// PowerSVG draws a run's power over its Window, stacked by component
+// (the mean over each pixel column, so the area is the energy), with the
+// total's lowest and highest value in each column as a band, the powercap
 // in force (the series' cap_w: a step line, absent while no cap applies)
-// and the power budget where it applies, over the jobs' power it limits.
+// and the power budget where it applies, over the jobs' power it limits;
+// the price in a panel of its own under it, on the same time axis (its
+// range in each column, and its mean), never over the power; a measure or
+// account window's edges; and, when the window is a part of the run, the
+// whole run's power in an overview strip with that part marked.
 func PowerSVG(r Run) []byte {
 	res := r.Result
 	ch := &chart{kind: "power", title: "Power by component · " + r.Label}
@@ -187,8 +302,9 @@ func PowerSVG(r Run) []byte {
 		return ch.finish()
 	}
 	ss := statesOf(r)
-	x0, x1 := span(r)
-	end := x1
+	x0, x1, focused := Window(r)
+	s0, s1 := span(r)
+	end := s1
 	cols, names := powerParts(ss)
 	cols, names = stackOrder(cols, names)
 	budget, hasBudget := budgetOf(r, x0, x1)
@@ -203,6 +319,13 @@ func PowerSVG(r Run) []byte {
 			all = append(all, c)
 		}
 	}
+	total := func(row []float64) float64 {
+		var s float64
+		for _, c := range all {
+			s += row[c]
+		}
+		return s
+	}
 	extra := []int{}
 	iJobs, iCap := -1, -1
 	if hasBudget && busyCol >= 0 {
@@ -215,18 +338,14 @@ func PowerSVG(r Run) []byte {
 		for j, c := range cols {
 			out[j] = row[c]
 		}
-		var s float64
-		for _, c := range all {
-			s += row[c]
-		}
-		out[len(cols)] = s
+		out[len(cols)] = total(row)
 		for j, c := range extra {
 			out[len(cols)+1+j] = row[c]
 		}
 	}, end, x0, x1, bins)
-	parts, total := binned[:len(cols)], binned[len(cols)]
+	parts, tot := binned[:len(cols)], binned[len(cols)]
 	top := 0.0
-	for _, v := range total.Max {
+	for _, v := range tot.Max {
 		if !math.IsNaN(v) {
 			top = math.Max(top, v)
 		}
@@ -237,7 +356,7 @@ func PowerSVG(r Run) []byte {
 			_, hi := minMax(capB.Min, capB.Max)
 			top = math.Max(top, hi)
 		} else {
-			capB = nil // no cap ever in force
+			capB = nil // no cap in force here
 		}
 	}
 	if hasBudget {
@@ -248,6 +367,11 @@ func PowerSVG(r Run) []byte {
 			jobsB = &binned[iJobs]
 		}
 	}
+	var overview Bins
+	if focused {
+		// The whole run, for the strip; the axis fits its highs too.
+		overview = binRows(ss, 1, func(row, out []float64) { out[0] = total(row) }, end, s0, s1, bins)[0]
+	}
 	div, unit := powerUnit(top)
 	var price Bins
 	if r.Price != nil {
@@ -255,65 +379,80 @@ func PowerSVG(r Run) []byte {
 		price = binStep(ts, func(i int) float64 { return ps[i] }, x1, x0, x1, bins)
 	}
 	for i, name := range names {
-		ch.legend = append(ch.legend, legendItem{name, partColor(name, i), "box"})
+		ch.legend = append(ch.legend, legendItem{name, partColor(name, i), "box", ""})
 	}
-	ch.legend = append(ch.legend, legendItem{"total: lowest–highest in each column", bandColor, "box"})
+	ch.legend = append(ch.legend, legendItem{"total: lowest–highest in each column", bandColor, "box", ""})
 	ch.nSeries = len(names) + 1
 	cur := currency(res.Metrics.Currency)
 	if r.Price != nil {
-		ch.legend = append(ch.legend, legendItem{"price (" + cur + "/kWh, right axis)", priceColor, "line"})
+		ch.legend = append(ch.legend, legendItem{"price (" + cur + "/kWh, the panel below)", priceColor, "line", ""})
 		ch.nSeries++
-		ch.hasY2 = true
 		lo, hi := minMax(price.Min, price.Max)
 		ch.y2 = scale{lo: niceMin(lo, hi), hi: niceMax(hi)}
-		ch.y2Label = "price, " + cur + "/kWh"
+		ch.panelH, ch.panelLabel = 70, cur+"/kWh"
 	}
 	if capB != nil {
-		ch.legend = append(ch.legend, legendItem{"powercap in force (the whole machine's power; lowest in each column)", capColor, "line"})
+		ch.legend = append(ch.legend, legendItem{"powercap in force (the whole machine's power; lowest in each column)", capColor, "line", ""})
 		ch.nSeries++
 	}
 	if jobsB != nil {
-		ch.legend = append(ch.legend, legendItem{"jobs' power (busy): highest in each column", jobsColor, "hair"})
+		ch.legend = append(ch.legend, legendItem{"jobs' power (busy): highest in each column", jobsColor, "hair", ""})
 		ch.nSeries++
 	}
 	if budgetB != nil {
-		ch.legend = append(ch.legend, legendItem{budget.label, budgetColor, "dash"})
+		ch.legend = append(ch.legend, legendItem{budget.label, budgetColor, "dash", ""})
 		ch.nSeries++
+	}
+	m := &res.Metrics
+	if m.Windowed {
+		what := "account"
+		if m.Measured {
+			what = "measure"
+		}
+		ch.legend = append(ch.legend, legendItem{what + " window", windowColor, "dash", ""})
+	}
+	if focused {
+		ch.stripH = 44
 	}
 	ch.y = scale{lo: 0, hi: niceMax(top / div)}
 	ch.yLabel = "power, " + unit
-	daysAxis(ch, res, x0, x1)
+	timeAxis(ch, res, x0, x1)
 	ch.begin()
 	ys := ch.y
 	// The total's range behind the stack: above the stacked means shows
 	// the highest power in each column; a thin line marks the lowest.
 	ch.c.series("total")
-	ch.stepBand(&total, func(k int) float64 { return total.Min[k] / div }, func(k int) float64 { return total.Max[k] / div }, ys,
+	ch.stepBand(&tot, func(k int) float64 { return tot.Min[k] / div }, func(k int) float64 { return tot.Max[k] / div }, ys,
 		`fill="`+bandColor+`"`)
-	ch.stepLine(&total, func(k int) float64 { return total.Min[k] / div }, ys, `stroke="#333" stroke-width="0.6" stroke-opacity="0.6"`)
+	ch.stepLine(&tot, func(k int) float64 { return tot.Min[k] / div }, ys, `stroke="#333" stroke-width="0.6" stroke-opacity="0.6"`)
 	ch.c.end()
-	// Stacked means, in W scaled to the axis.
+	// Stacked means, in W scaled to the axis: each component is drawn
+	// from the axis to the top of its layer, the highest first, so that
+	// each path has one edge that moves (the next one down covers the
+	// rest).
+	cums := make([][]float64, len(parts))
 	cum := make([]float64, bins)
 	for i := range parts {
 		b := &parts[i]
-		lower := slices.Clone(cum)
 		for k := range cum {
 			if b.Covered[k] > 0 {
 				cum[k] += b.Mean[k] / div
 			}
 		}
-		upper := slices.Clone(cum)
+		cums[i] = slices.Clone(cum)
+	}
+	zero := func(int) float64 { return 0 }
+	for i := len(parts) - 1; i >= 0; i-- {
+		upper := cums[i]
 		ch.c.series(names[i])
-		ch.stepBand(b, func(k int) float64 { return lower[k] }, func(k int) float64 { return upper[k] }, ys, `fill="`+partColor(names[i], i)+`"`)
+		ch.stepBand(&parts[i], zero, func(k int) float64 { return upper[k] }, ys, `fill="`+partColor(names[i], i)+`"`)
 		ch.c.end()
 	}
 	if r.Price != nil {
 		ch.c.series("price")
 		ch.stepBand(&price, func(k int) float64 { return price.Min[k] }, func(k int) float64 { return price.Max[k] }, ch.y2,
-			`fill="`+priceColor+`" fill-opacity="0.08"`)
-		// A white halo keeps the price line readable over the stack.
-		ch.stepLine(&price, func(k int) float64 { return price.Mean[k] }, ch.y2, `stroke="#ffffff" stroke-width="3" stroke-opacity="0.8"`)
-		ch.stepLine(&price, func(k int) float64 { return price.Mean[k] }, ch.y2, `stroke="`+priceColor+`" stroke-width="1.2"`)
+			`fill="`+priceColor+`" fill-opacity="0.18"`)
+		ch.stepLine(&price, func(k int) float64 { return price.Mean[k] }, ch.y2, `stroke="`+priceColor+`" stroke-width="0.9"`)
 		ch.c.end()
 	}
 	if capB != nil {
@@ -332,7 +471,60 @@ func PowerSVG(r Run) []byte {
 		ch.stepLine(budgetB, func(k int) float64 { return budgetB.Mean[k] / div }, ys, `stroke="`+budgetColor+`" stroke-width="1.5" stroke-dasharray="6,4"`)
 		ch.c.end()
 	}
+	if m.Windowed {
+		ch.windowEdges(m.AccountFrom, m.AccountTo)
+	}
+	if focused {
+		ch.overview(&overview, s0, s1, x0, x1, res, func(k int) float64 { return overview.Mean[k] })
+	}
 	return ch.finish()
+}
+
+// windowEdges marks a measure or account window's start and end (where
+// they are in the plot) with dashed lines over the plot area and panel.
+func (ch *chart) windowEdges(from, to float64) {
+	bottom := ch.py + ch.ph
+	if ch.panelH > 0 {
+		bottom = ch.panelY + ch.panelH
+	}
+	for _, t := range []float64{from, to} {
+		if t < ch.x.lo || t > ch.x.hi {
+			continue
+		}
+		x := ch.x.px(t)
+		ch.c.line(x, ch.py, x, bottom, `stroke="`+windowColor+`" stroke-width="1.2" stroke-dasharray="4,3" class="window"`)
+	}
+}
+
+// overview draws the whole run [s0, s1] in the strip under the chart (the
+// mean per column, b binned over it, as an area on its own scale) and
+// marks the part the chart shows, [x0, x1].
+func (ch *chart) overview(b *Bins, s0, s1, x0, x1 float64, r *pwrt.Result, val func(k int) float64) {
+	c := ch.c
+	y0, h := ch.stripY, ch.stripH
+	c.rect(ch.px, y0, ch.pw, h, `fill="#fafafa" stroke="#ccc"`)
+	hi := 0.0
+	for k := range b.N() {
+		if b.Covered[k] > 0 {
+			hi = math.Max(hi, val(k))
+		}
+	}
+	xs := scale{lo: s0, hi: s1, a: ch.px, b: ch.px + ch.pw}
+	ys := scale{lo: 0, hi: math.Max(hi, 1e-9), a: y0 + h, b: y0 + 2}
+	var p path
+	for k := range b.N() {
+		if b.Covered[k] == 0 {
+			p.to(math.NaN(), 0)
+			continue
+		}
+		p.to(xs.px(b.Edge(k)), ys.px(val(k)))
+		p.to(xs.px(b.Edge(k+1)), ys.px(val(k)))
+	}
+	c.path(&p, `fill="none" stroke="#555" stroke-width="0.8" class="overview"`)
+	fx0, fx1 := xs.px(x0), xs.px(x1)
+	c.rect(fx0, y0, math.Max(1.5, fx1-fx0), h, `fill="`+windowColor+`" fill-opacity="0.25" stroke="`+windowColor+`" class="focus"`)
+	days := (s1 - s0) / 86400
+	c.text(ch.px, y0+h+13, "start", "the whole run, "+fmtNum(math.Round(days*10)/10)+" days: the shaded part is drawn above", `fill="#555" font-size="11"`)
 }
 
 // budgetLine is a run's power budget to draw: w (W) where it applies,
@@ -429,7 +621,8 @@ func StatesSVG(r Run) []byte {
 		return ch.finish()
 	}
 	ss := statesOf(r)
-	x0, x1 := span(r)
+	x0, x1, _ := Window(r)
+	_, end := span(r)
 	nz := nonzero(ss)
 	var cols []int
 	var names []string
@@ -446,7 +639,7 @@ func StatesSVG(r Run) []byte {
 			cols, lnames = append(cols, c), append(lnames, l)
 		}
 	}
-	binned := binColumns(ss, cols, x1, x0, x1, bins)
+	binned := binColumns(ss, cols, end, x0, x1, bins)
 	layers, levels := binned[:nLayers], binned[nLayers:]
 	lmax := 0.0
 	for i := range levels {
@@ -454,11 +647,11 @@ func StatesSVG(r Run) []byte {
 		lmax = math.Max(lmax, hi)
 	}
 	for _, name := range names {
-		ch.legend = append(ch.legend, legendItem{strings.ReplaceAll(name, "_", " "), partColor(name, 0), "box"})
+		ch.legend = append(ch.legend, legendItem{strings.ReplaceAll(name, "_", " "), partColor(name, 0), "box", ""})
 	}
-	ch.legend = append(ch.legend, legendItem{"busy: lowest and highest in each column", "#3a1c00", "thin"})
+	ch.legend = append(ch.legend, legendItem{"busy: lowest and highest in each column", "#3a1c00", "thin", ""})
 	for i, l := range lnames {
-		ch.legend = append(ch.legend, legendItem{l + " on (right axis)", levelCols[i%len(levelCols)], "line"})
+		ch.legend = append(ch.legend, legendItem{l + " on (right axis)", levelCols[i%len(levelCols)], "line", ""})
 	}
 	ch.nSeries = len(names) + 1 + len(lnames)
 	nodes := float64(res.Metrics.Nodes)
@@ -473,20 +666,24 @@ func StatesSVG(r Run) []byte {
 		ch.y2Label = "instances on"
 		ch.y2Fmt = fmtNum
 	}
-	daysAxis(ch, res, x0, x1)
+	timeAxis(ch, res, x0, x1)
 	ch.begin()
+	// Stacked from the axis, the highest layer first (as the power plot).
+	cums := make([][]float64, len(layers))
 	cum := make([]float64, bins)
 	for i := range layers {
 		b := &layers[i]
-		lower := slices.Clone(cum)
 		for k := range cum {
 			if b.Covered[k] > 0 {
 				cum[k] += b.Mean[k]
 			}
 		}
-		upper := slices.Clone(cum)
+		cums[i] = slices.Clone(cum)
+	}
+	for i := len(layers) - 1; i >= 0; i-- {
+		upper := cums[i]
 		ch.c.series(names[i])
-		ch.stepBand(b, func(k int) float64 { return lower[k] }, func(k int) float64 { return upper[k] }, ch.y, `fill="`+partColor(names[i], 0)+`"`)
+		ch.stepBand(&layers[i], func(int) float64 { return 0 }, func(k int) float64 { return upper[k] }, ch.y, `fill="`+partColor(names[i], 0)+`"`)
 		ch.c.end()
 	}
 	busy := &layers[0]
@@ -502,6 +699,9 @@ func StatesSVG(r Run) []byte {
 		ch.stepBand(b, func(k int) float64 { return b.Min[k] }, func(k int) float64 { return b.Max[k] }, ch.y2, `fill="`+col+`" fill-opacity="0.12"`)
 		ch.stepLine(b, func(k int) float64 { return b.Mean[k] }, ch.y2, `stroke="`+col+`" stroke-width="1.1"`)
 		ch.c.end()
+	}
+	if m := &res.Metrics; m.Windowed {
+		ch.windowEdges(m.AccountFrom, m.AccountTo)
 	}
 	return ch.finish()
 }
@@ -549,7 +749,7 @@ func UtilizationSVG(runs []Run) []byte {
 		g.add(r.Label, xs, ys)
 	}
 	for i, l := range g.labels {
-		ch.legend = append(ch.legend, legendItem{l, runColor(i), "line"})
+		ch.legend = append(ch.legend, runLegend(i, l))
 	}
 	ch.nSeries = len(g.labels)
 	ch.y = scale{lo: 0, hi: 100}
@@ -558,7 +758,7 @@ func UtilizationSVG(runs []Run) []byte {
 	ch.begin()
 	for i, l := range g.labels {
 		ch.c.series(l)
-		ch.polyline(g.xs[i], g.ys[i], ch.y, `stroke="`+runColor(i)+`" stroke-width="1.3" stroke-opacity="0.85"`)
+		ch.polyline(g.xs[i], g.ys[i], ch.y, runStroke(i)+` stroke-width="1.3" stroke-opacity="0.85"`)
 		ch.c.end()
 	}
 	return ch.finish()
@@ -621,7 +821,7 @@ func WaitsSVG(runs []Run) []byte {
 		return ch.finish()
 	}
 	for i, l := range labels {
-		ch.legend = append(ch.legend, legendItem{l, runColor(i), "line"})
+		ch.legend = append(ch.legend, runLegend(i, l))
 	}
 	ch.nSeries = len(waits)
 	top := 1.0
@@ -656,7 +856,7 @@ func WaitsSVG(runs []Run) []byte {
 			k = j + 1
 		}
 		ch.c.series(labels[i])
-		ch.polyline(xs, ys, ch.y, `stroke="`+runColor(i)+`" stroke-width="1.6"`)
+		ch.polyline(xs, ys, ch.y, runStroke(i)+` stroke-width="1.6"`)
 		ch.c.end()
 	}
 	return ch.finish()
@@ -695,7 +895,7 @@ func HoursSVG(runs []Run) []byte {
 		g.add(r.Label, xs, ys)
 	}
 	for i, l := range g.labels {
-		ch.legend = append(ch.legend, legendItem{l, runColor(i), "line"})
+		ch.legend = append(ch.legend, runLegend(i, l))
 	}
 	ch.nSeries = len(g.labels)
 	ch.x = scale{lo: 0, hi: 24}
@@ -717,6 +917,78 @@ func HoursSVG(runs []Run) []byte {
 		}
 		ch.c.series(l)
 		ch.c.path(&p, `fill="none" stroke="`+runColor(i)+`" stroke-width="1.8"`)
+		ch.c.end()
+	}
+	return ch.finish()
+}
+
+// bootsPerDay counts a run's node boots per day from its state series:
+// where the nodes down (off or shutting down) fall from one row to the
+// next, that many switched on (an instant that switched some nodes off
+// and booted others would show only the difference; the engine does not
+// make such instants under a shutdown, the runs this is drawn for). Day
+// k is [x0 + k·86400, x0 + (k+1)·86400).
+func bootsPerDay(ss States, x0 float64, days int) []float64 {
+	off, shut := column(ss, "off"), column(ss, "shutting_down")
+	out := make([]float64, days)
+	first, prev := true, 0.0
+	for t, row := range ss.Rows() {
+		down := row[off]
+		if shut >= 0 {
+			down += row[shut]
+		}
+		if !first && down < prev {
+			if k := int((t - x0) / 86400); k >= 0 && k < days {
+				out[k] += prev - down
+			}
+		}
+		first, prev = false, down
+	}
+	return out
+}
+
+// BootsSVG draws the nodes switched on per day by each run whose nodes
+// may switch off, all on one chart (runs with the same boots share a
+// line); nil when no run's nodes switch off.
+func BootsSVG(runs []Run) []byte {
+	var rs []Run
+	for _, r := range withStates(runs) {
+		if r.Result.Metrics.HasBoots && column(statesOf(r), "off") >= 0 {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	ch := &chart{kind: "boots", title: "Node power cycles: nodes switched on per day"}
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		a, b := span(r)
+		x0, x1 = math.Min(x0, a), math.Max(x1, b)
+	}
+	days := max(1, int(math.Ceil((x1-x0)/86400-1e-9)))
+	var g groups
+	top := 1.0
+	for _, r := range rs {
+		per := bootsPerDay(statesOf(r), x0, days)
+		xs := make([]float64, days)
+		for k := range xs {
+			xs[k] = x0 + (float64(k)+0.5)*86400
+			top = math.Max(top, per[k])
+		}
+		g.add(r.Label, xs, per)
+	}
+	for i, l := range g.labels {
+		ch.legend = append(ch.legend, runLegend(i, l))
+	}
+	ch.nSeries = len(g.labels)
+	ch.y = scale{lo: 0, hi: niceMax(top)}
+	ch.yLabel = "nodes switched on per day"
+	daysAxis(ch, rs[0].Result, x0, x0+float64(days)*86400)
+	ch.begin()
+	for i, l := range g.labels {
+		ch.c.series(l)
+		ch.polyline(g.xs[i], g.ys[i], ch.y, runStroke(i)+` stroke-width="1.3" stroke-opacity="0.85"`)
 		ch.c.end()
 	}
 	return ch.finish()

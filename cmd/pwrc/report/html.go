@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"math"
 	"strings"
 )
 
@@ -39,7 +40,15 @@ table{border-collapse:collapse;font-size:13px;margin:8px 0;font-variant-numeric:
 th,td{border:1px solid #d4d4d4;padding:3px 7px;text-align:right;white-space:nowrap}th{background:#f2f2f2;vertical-align:bottom}
 td.l,th.l{text-align:left}th span{display:block;font-weight:normal;color:#666}
 .scroll{overflow-x:auto}ul.notes{font-size:13px;color:#444;padding-left:18px}
-figure{margin:14px 0}figure svg{max-width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555;margin-top:2px}`
+figure{margin:14px 0}figure svg{max-width:100%;height:auto;display:block}figcaption{font-size:13px;color:#555;margin-top:2px}
+.decision{display:flex;flex-wrap:wrap;gap:8px 20px;align-items:flex-start}.decision figure{flex:1 1 560px;margin:0}.decision ul{flex:1 1 280px;font-size:14px;line-height:1.4;padding-left:18px;margin:6px 0}
+details.run{border-top:1px solid #e2e2e2;margin:6px 0}details.run>summary{cursor:pointer;padding:6px 0}details.run>summary h3{display:inline;margin:0}details.run>summary span{color:#666;font-size:13px;margin-left:8px}
+@media print{@page{size:A4 landscape;margin:10mm}
+body{max-width:none;padding:0}nav{display:none}.scroll{overflow:visible}
+table{font-size:8.5px;width:100%}th,td{padding:1px 3px;white-space:normal}th span{font-size:8px}
+section+section>h2{break-before:page}h2,h3,summary{break-after:avoid}
+figure{break-inside:avoid}figure svg{max-height:175mm;width:auto;margin:0 auto}
+details.run>summary{list-style:none}details.run>summary::-webkit-details-marker{display:none}details.run>summary span{display:none}}`
 
 // HTML writes the page: one self-contained file (styles inline, plots as
 // inline SVG, no script, no font or image to load), the same bytes for
@@ -104,8 +113,22 @@ func figure(b *bytes.Buffer, svg []byte, caption string) {
 	fmt.Fprintf(b, "<figcaption>%s</figcaption>\n</figure>\n", esc(caption))
 }
 
+// openRuns is the most runs an experiment shows open: with more, each
+// run's section starts closed (a click on its name opens it).
+const openRuns = 3
+
 func experiment(b *bytes.Buffer, e Experiment) {
 	fmt.Fprintf(b, "<section id=\"%s\">\n<h2>experiment %s</h2>\n", anchor(e.Name), esc(e.Name))
+	if rs := okRuns(e.Runs); len(rs) > 0 {
+		b.WriteString("<div class=\"decision\">\n")
+		figure(b, DecisionSVG(e.Runs), "Each run by its cost and the 90th percentile of its jobs' waits (lower left is better"+
+			map[bool]string{true: "; the area of a mark is the run's CO₂", false: ""}[carbonAll(rs)]+"): the runs no other run matches or beats on every axis at once are filled and named.")
+		b.WriteString("<ul>\n")
+		for _, line := range Decision(e.Runs) {
+			fmt.Fprintf(b, "<li>%s</li>\n", esc(line))
+		}
+		b.WriteString("</ul>\n</div>\n")
+	}
 	t := e.Table
 	fmt.Fprintf(b, "<p>%s</p>\n<div class=\"scroll\"><table>\n<thead><tr>", esc(t.Title))
 	for i, h := range t.Header {
@@ -148,14 +171,69 @@ func experiment(b *bytes.Buffer, e Experiment) {
 	figure(b, WaitsSVG(e.Runs), "Distribution of the jobs' waits of every run: the share of jobs that waited at most x (logarithmic axis; waits under a minute at its left).")
 	figure(b, UtilizationSVG(e.Runs), "Utilization per day: the share of node time allocated to jobs, one point per day (with more days than pixels, each pixel column keeps its lowest and highest day).")
 	figure(b, HoursSVG(e.Runs), "Mean power by local hour of day over the whole run (everything: nodes, levels, infrastructure).")
+	if svg := BootsSVG(e.Runs); svg != nil {
+		figure(b, svg, "Node power cycles: the nodes switched on each day by the runs that switch nodes off (from their machine-state series; the boots metrics count the same over the accounted span).")
+	}
 	for _, r := range e.Runs {
-		fmt.Fprintf(b, "<h3 id=\"%s-%s\">run %s</h3>\n", anchor(e.Name), anchor(r.Result.Run.Name)[len("experiment-"):], esc(r.Label))
+		open := ""
+		if len(e.Runs) <= openRuns {
+			open = " open"
+		}
+		what := "power and machine states"
+		if r.Result.Err == nil {
+			if x0, x1, focused := Window(r); focused {
+				what += ", " + windowWords(r, x0, x1)
+			}
+		}
+		fmt.Fprintf(b, "<details class=\"run\"%s>\n<summary><h3 id=\"%s-%s\">run %s</h3><span>%s</span></summary>\n", open,
+			anchor(e.Name), anchor(r.Result.Run.Name)[len("experiment-"):], esc(r.Label), esc(what))
 		if r.Result.Err != nil {
-			fmt.Fprintf(b, "<p>failed: %s</p>\n", esc(r.Result.Err.Error()))
+			fmt.Fprintf(b, "<p>failed: %s</p>\n</details>\n", esc(r.Result.Err.Error()))
 			continue
 		}
-		figure(b, PowerSVG(r), "Power over time, stacked by component: each pixel column shows the mean over its time (so the area is the run's energy); the grey band spans the total's lowest and highest value in that column. The price is on the right axis. A powercap is drawn where one is in force; a power budget where it applies, beside the jobs' power it limits.")
+		figure(b, PowerSVG(r), powerCaption(r))
 		figure(b, StatesSVG(r), "Nodes in each state over time (means per pixel column), with the range of busy nodes in each column; level instances on use the right axis.")
+		b.WriteString("</details>\n")
 	}
 	b.WriteString("</section>\n")
+}
+
+// carbonAll reports whether every run has a carbon figure.
+func carbonAll(rs []Run) bool {
+	for _, r := range rs {
+		if !r.Result.Metrics.HasCarbon {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// windowWords says what part of a run its time plots show.
+func windowWords(r Run, x0, x1 float64) string {
+	hours := (x1 - x0) / 3600
+	d := "over " + fmtNum(math.Round(hours*10)/10) + " h"
+	if hours > 72 {
+		d = "over " + fmtNum(math.Round(hours/24*10)/10) + " days"
+	}
+	switch m := &r.Result.Metrics; {
+	case r.To > r.From:
+		return d + " as asked"
+	case m.Measured:
+		return d + " around the measure window"
+	case m.Windowed:
+		return d + " around the account window"
+	}
+	return d + " around its powercaps"
+}
+
+// powerCaption is the caption of a run's power plot.
+func powerCaption(r Run) string {
+	s := "Power over time, stacked by component: each pixel column shows the mean over its time (so the area is the energy); the grey band spans the total's lowest and highest value in that column. A powercap is drawn where one is in force; a power budget where it applies, beside the jobs' power it limits."
+	if r.Price != nil {
+		s += " The price is in the panel under the power, on the same time axis (its range in each column, and its mean)."
+	}
+	if x0, x1, focused := Window(r); focused {
+		s += " The plot shows " + windowWords(r, x0, x1) + " (a quarter of it before and after for context); the strip at the bottom is the whole run, the part shown shaded."
+	}
+	return s
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -47,16 +45,8 @@ func plotGeom(t *testing.T, svg []byte) (top, wPerPx float64) {
 // subpaths splits a path's data into its pieces (one per M), each as its
 // points.
 func subpaths(d string) [][][2]float64 {
-	var out [][][2]float64
-	for _, m := range regexp.MustCompile(`([ML])(-?[0-9.]+),(-?[0-9.]+)`).FindAllStringSubmatch(d, -1) {
-		x, _ := strconv.ParseFloat(m[2], 64)
-		y, _ := strconv.ParseFloat(m[3], 64)
-		if m[1] == "M" {
-			out = append(out, nil)
-		}
-		out[len(out)-1] = append(out[len(out)-1], [2]float64{x, y})
-	}
-	return out
+	subs, _ := pathPoints(d)
+	return subs
 }
 
 func seriesNamed(d svgDoc, name string) *svgSeries {
@@ -91,8 +81,12 @@ func TestPowerPlotDrawsCap(t *testing.T) {
 		t.Fatal("no cap series in the power plot")
 	}
 	top, wPerPx := plotGeom(t, svg)
-	x0, x1 := span(r)
 	from := ss.Times[0] + 10*3600
+	// The plot shows the capped hour with a quarter hour either side.
+	x0, x1, focused := Window(r)
+	if !focused || math.Abs(x0-(from-900)) > 1e-6 || math.Abs(x1-(from+3600+900)) > 1e-6 {
+		t.Errorf("the capped run's plot spans %g..%g s (focused %v), want the hour %g..%g with 900 s either side", x0, x1, focused, from, from+3600)
+	}
 	pxOf := func(tm float64) float64 { return marginL + (tm-x0)/(x1-x0)*bins }
 	var lo, hi = math.Inf(1), math.Inf(-1)
 	pieces := subpaths(s.Paths[len(s.Paths)-1].D)
@@ -133,7 +127,7 @@ func TestPowerPlotDrawsBudgetWhereItApplies(t *testing.T) {
 	svg := PowerSVG(r)
 	d := parseSVG(t, svg)
 	top, wPerPx := plotGeom(t, svg)
-	x0, x1 := span(r)
+	x0, x1, _ := Window(r)
 	tOf := func(px float64) float64 { return x0 + (px-marginL)/bins*(x1-x0) }
 	clock, err := Clock(r.Result)
 	if err != nil {

@@ -265,35 +265,8 @@ func dashes(p [][2]float64, spec string) [][][2]float64 {
 	return out
 }
 
-var pathCmd = regexp.MustCompile(`([MLZ])\s*(?:(-?[0-9.]+),(-?[0-9.]+))?`)
-
 func (r *raster) path(a attrMap) {
-	var subs [][][2]float64
-	var cur [][2]float64
-	closed := []bool{}
-	for _, m := range pathCmd.FindAllStringSubmatch(a["d"], -1) {
-		switch m[1] {
-		case "M":
-			if len(cur) > 0 {
-				subs, closed = append(subs, cur), append(closed, false)
-			}
-			x, _ := strconv.ParseFloat(m[2], 64)
-			y, _ := strconv.ParseFloat(m[3], 64)
-			cur = [][2]float64{{x, y}}
-		case "L":
-			x, _ := strconv.ParseFloat(m[2], 64)
-			y, _ := strconv.ParseFloat(m[3], 64)
-			cur = append(cur, [2]float64{x, y})
-		case "Z":
-			if len(cur) > 0 {
-				subs, closed = append(subs, cur), append(closed, true)
-				cur = nil
-			}
-		}
-	}
-	if len(cur) > 0 {
-		subs, closed = append(subs, cur), append(closed, false)
-	}
+	subs, closed := pathPoints(a["d"])
 	if c, ok := a.paint("fill"); ok && a["fill"] != "none" {
 		r.fill(subs, c)
 	}

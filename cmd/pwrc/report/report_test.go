@@ -176,41 +176,47 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 	return d
 }
 
-var pointRE = regexp.MustCompile(`[ML](-?[0-9.]+),(-?[0-9.]+)`)
-
 // polygonArea is the area enclosed by the closed sub-paths of d (shoelace).
 func polygonArea(d string) float64 {
 	var area float64
-	for _, sub := range strings.Split(d, "Z") {
-		m := pointRE.FindAllStringSubmatch(sub, -1)
+	subs, closed := pathPoints(d)
+	for k, m := range subs {
+		if !closed[k] {
+			continue
+		}
 		var a float64
 		for i := range m {
-			x1, _ := strconv.ParseFloat(m[i][1], 64)
-			y1, _ := strconv.ParseFloat(m[i][2], 64)
 			j := (i + 1) % len(m)
-			x2, _ := strconv.ParseFloat(m[j][1], 64)
-			y2, _ := strconv.ParseFloat(m[j][2], 64)
-			a += x1*y2 - x2*y1
+			a += m[i][0]*m[j][1] - m[j][0]*m[i][1]
 		}
 		area += math.Abs(a) / 2
 	}
 	return area
 }
 
-// The stacked layers of a power plot enclose the run's energy: the area
-// of the drawn polygons, converted back from pixels, is the energy in the
-// table (to the rounding of coordinates to 0.01 px).
+// The stacked layers of a power plot enclose the run's energy: each is
+// drawn from the axis to its top, so the largest polygon, the top of the
+// stack, converted back from pixels, is the energy in the table (to the
+// rounding of coordinates to 0.01 px); each layer is no lower than the
+// one under it.
 func TestPowerPlotIntegratesToEnergy(t *testing.T) {
 	_, rs := quickstart(t)
 	for _, r := range runsOf(t, rs) {
 		svg := PowerSVG(r)
 		d := parseSVG(t, svg)
-		x0, x1 := span(r)
+		x0, x1, focused := Window(r)
+		if focused {
+			t.Fatalf("%s: a run without a window or caps is drawn over %g..%g", r.Label, x0, x1)
+		}
 		_, parts := powerParts(statesOf(r))
-		var px2 float64
+		var px2, last float64
 		for _, s := range d.Series {
 			if slices.Contains(parts, s.Name) {
-				px2 += polygonArea(s.Paths[0].D)
+				a := polygonArea(s.Paths[0].D)
+				if last > 0 && a > last+1e-6 {
+					t.Errorf("%s: layer %s (%g px²) is drawn after a smaller one (%g px²)", r.Label, s.Name, a, last)
+				}
+				px2, last = math.Max(px2, a), a
 			}
 		}
 		// Pixels per second and per W, from the chart's scales.
@@ -334,9 +340,9 @@ func TestWaitsCDF(t *testing.T) {
 	_, rs := quickstart(t)
 	runs := runsOf(t, rs)[:1]
 	d := parseSVG(t, WaitsSVG(runs))
-	m := pointRE.FindAllStringSubmatch(d.Series[0].Paths[0].D, -1)
-	last := m[len(m)-1]
-	y, _ := strconv.ParseFloat(last[2], 64)
+	subs, _ := pathPoints(d.Series[0].Paths[0].D)
+	pts := subs[len(subs)-1]
+	y := pts[len(pts)-1][1]
 	// 100 % is the plot area's top edge.
 	if math.Abs(y-topOfPlot(t, WaitsSVG(runs))) > 0.01 {
 		t.Errorf("CDF ends at y=%g px, not at the top of the plot", y)
@@ -368,8 +374,10 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Error("table cell not escaped")
 	}
 	plots := bytes.Count(page, []byte(`class="plot"`))
-	// energy, cost, savings, waits, utilization, hours + power and states per run
-	if want := 6 + 2*len(rs); plots != want {
+	// the decision summary; energy, cost, savings, waits, utilization,
+	// hours, boots per day (easy_shutdown switches nodes off); power and
+	// states per run
+	if want := 1 + 7 + 2*len(rs); plots != want {
 		t.Errorf("%d plots, want %d", plots, want)
 	}
 	if !bytes.Equal(page, HTML(Page{Title: "examples/quickstart.pwr", Generator: "pwrc test", Experiments: []Experiment{x}})) {
@@ -509,7 +517,7 @@ experiment acc {
 // line fits.
 func TestLegendWraps(t *testing.T) {
 	long := strings.Repeat("kunkel_basepeak · easy_shutdown = ", 6) + "kunkel_hourly · easy"
-	rows := legendRows([]legendItem{{"short", "#000000", "line"}, {long, "#111111", "line"}}, 700)
+	rows := legendRows([]legendItem{{"short", "#000000", "line", ""}, {long, "#111111", "line", ""}}, 700)
 	if len(rows) < 3 {
 		t.Fatalf("%d legend rows, want the short item and the long one wrapped", len(rows))
 	}
