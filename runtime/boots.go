@@ -18,10 +18,9 @@ type bootMarks struct {
 	opened, closed   bool
 }
 
-// markBoots takes the counts the window starts and ends with as the clock
+// mark takes the counts the window starts and ends with as run s's clock
 // moves from now to t.
-func (s *sim) markBoots(t float64) {
-	b := &s.bootMarks
+func (b *bootMarks) mark(s *sim, t float64) {
 	if !b.opened && s.now < s.accFrom && t >= s.accFrom {
 		b.opened, b.from, b.fromNode = true, s.cnt.Boots, nodeBoots(s.mach)
 	}

@@ -721,7 +721,7 @@ func (s *sim) advance(t float64) {
 		s.caps.observe(s, t, s.sample.Total)
 	}
 	if s.windowed {
-		s.markBoots(t)
+		s.bootMarks.mark(s, t)
 	}
 	s.led.Advance(t, &s.sample)
 	for _, b := range s.twins {
