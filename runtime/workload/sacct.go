@@ -267,10 +267,29 @@ func ReadSacct(name string, r io.Reader, opt SacctOptions) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if !p.haveHeader {
-		return nil, &LineError{File: name, Line: max(p.line, 1), Col: 1, Msg: "no header line: want `sacct --parsable2` output with its header" + p.noHeaderHint()}
+		return nil, &LineError{File: name, Line: max(p.line, 1), Col: 1, Msg: "no header line: want `sacct --parsable2` output with its header; " + p.noHeaderHint()}
 	}
 	p.finish()
 	return p.t, nil
+}
+
+// CheckSacctFormat checks a format for SacctOptions.Format: the fields, by
+// name as sacct --format takes them, that ReadSacct needs. It returns what
+// is wrong, or nil.
+func CheckSacctFormat(format string) error {
+	p, err := newSacctParser("format", SacctOptions{})
+	if err != nil {
+		return err
+	}
+	names := strings.Split(format, ",")
+	bs := make([][]byte, len(names))
+	for i, n := range names {
+		bs[i] = []byte(n)
+	}
+	if msg := p.columns(bs, "format"); msg != "" {
+		return errors.New(strings.TrimPrefix(msg, "format: "))
+	}
+	return nil
 }
 
 // noHeaderHint ends the messages about a file without a header line: how
@@ -280,7 +299,7 @@ func (p *sacctParser) noHeaderHint() string {
 	if how == "" {
 		how = "SacctOptions.Format"
 	}
-	return " (for `sacct --noheader` output, give its fields with " + how + ")"
+	return "for `sacct --noheader` output, give its fields with " + how
 }
 
 // Columns pwrc knows.
@@ -545,8 +564,16 @@ func (p *sacctParser) handle(b []byte) error {
 		p.haveHeader = true
 		return nil
 	}
-	if first && p.format && p.isHeader(b) {
-		return nil
+	if first && p.format {
+		if p.isHeader(b) {
+			return nil
+		}
+		// A header, though not of the format: the format is wrong for
+		// this file, which says its own fields.
+		if f := p.split(b); len(f) > 0 && equalFold(trimSpace(f[0]), "JobID") {
+			return &LineError{File: p.t.Name, Line: p.line, Col: 1, Msg: "header: the first line is a header whose fields are not the format's: " +
+				"leave the format out to read the header, or give the fields in its order"}
+		}
 	}
 	if msg := p.row(b); msg != "" {
 		return p.bad(msg)
@@ -585,7 +612,7 @@ func (p *sacctParser) columns(names [][]byte, what string) string {
 	}
 	if _, ok := parseJobID(trimSpace(names[0])); ok && what == "header" {
 		p.at = p.fieldAt(0)
-		return fmt.Sprintf("header: the first line is data (JobID %q)%s", clip(trimSpace(names[0])), p.noHeaderHint())
+		return fmt.Sprintf("header: the first line is data (JobID %q): %s", clip(trimSpace(names[0])), p.noHeaderHint())
 	}
 	for i, n := range names {
 		n = trimSpace(n)
@@ -624,7 +651,7 @@ func (p *sacctParser) columns(names [][]byte, what string) string {
 	if len(missing) > 0 {
 		msg := fmt.Sprintf("%s: no %s field", what, strings.Join(missing, " field, no "))
 		if what == "header" {
-			msg += p.noHeaderHint()
+			msg += " (" + p.noHeaderHint() + ")"
 		}
 		return msg
 	}
@@ -691,7 +718,11 @@ type sacctRow struct {
 // is wrong, in which case nothing has changed.
 func (p *sacctParser) row(b []byte) string {
 	if n := bytes.Count(b, p.delim) + 1; n != p.nf {
-		msg := fmt.Sprintf("expected %d fields as in the header, found %d", p.nf, n)
+		as := "the header"
+		if p.format {
+			as = "the format"
+		}
+		msg := fmt.Sprintf("expected %d fields as in %s, found %d", p.nf, as, n)
 		p.split(b)
 		p.at = len(bytes.TrimRight(b, " \t\r\v\f"))
 		if n > p.nf {

@@ -393,7 +393,7 @@ func TestReadSacctCases(t *testing.T) {
 		{name: "bad header even when skipping", opt: SacctOptions{SkipBadLines: true}, in: "JobID|State\n",
 			want: want{err: "x.txt:1:1: header: no Submit field"}},
 		{name: "data where the header should be", in: done("7", 0, "00:10:00", ""),
-			want: want{err: `x.txt:1:1: header: the first line is data (JobID "7") (for `+"`sacct --noheader`"+` output, give its fields with SacctOptions.Format)`}},
+			want: want{err: `x.txt:1:1: header: the first line is data (JobID "7"): for ` + "`sacct --noheader`" + ` output, give its fields with SacctOptions.Format`}},
 		{name: "format without header", opt: SacctOptions{Format: "JobID,Submit,Elapsed,NCPUS,NNodes"},
 			in:   "11|2024-01-01T00:00:00|00:05:00|16|2\n12|2024-01-01T00:01:00|00:06:00|8|1\n",
 			want: want{ids: []int64{11, 12}, runtime: []float64{300, 360}, nodes: []int{2, 1}}},
