@@ -118,6 +118,23 @@ func bindNames(run *Run, names *workload.Names, ld *loader) (*NameSets, []string
 	return ns, notes, nil
 }
 
+// AnswerNames answers name tests on a trace's names, as a run does before
+// it simulates (bindNames, which keeps each answer per trace).
+func AnswerNames(tests []*NameTest, names *workload.Names) (*NameSets, error) {
+	ns := &NameSets{}
+	for _, t := range tests {
+		set, err := t.answer(names)
+		if err != nil {
+			return nil, err
+		}
+		for len(ns.sets) <= t.Slot {
+			ns.sets = append(ns.sets, nil)
+		}
+		ns.sets[t.Slot] = set
+	}
+	return ns, nil
+}
+
 // answer evaluates t on every name of its field: the set NameSets holds.
 func (t *NameTest) answer(names *workload.Names) ([]bool, error) {
 	list := names[t.Field]
