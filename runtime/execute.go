@@ -448,6 +448,8 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		if err != nil || ta.budget != acct.budget {
 			continue
 		}
+		// (A twin has its lead's rules, hence its name notes.)
+		notes = append(notes, su.nameNotes...)
 		tw.res = &Result{Run: tw.run, Notes: append(notes, ta.notes...), lead: run}
 		served, books = append(served, tw), append(books, &ta.book)
 	}
@@ -525,6 +527,7 @@ type setup struct {
 	from, to  float64 // … over these trace times
 	acct      account
 	names     *NameSets // the answers to the rules' name tests (Slurm accounting)
+	nameNotes []string  // what they say of names the trace lacks
 	notes     []string
 }
 
@@ -545,7 +548,7 @@ func setUp(run *Run, info WorkloadInfo, jobs []workload.Job, ld *loader, baselin
 	if err != nil {
 		return su, &InputError{Part: PartWorkload, Err: err}
 	}
-	su.names, su.notes = names, append(su.notes, notes...)
+	su.names, su.nameNotes, su.notes = names, notes, append(su.notes, notes...)
 	first := 0.0
 	if len(jobs) > 0 {
 		first = jobs[0].Submit
