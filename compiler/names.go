@@ -335,7 +335,7 @@ func (c *compiler) nameTests(tree *parser.Tree, src string, r lang.Range) ([]*ru
 			}
 			switch y := x.(type) {
 			case *ast.IdentifierNode:
-				if y.Value != "job" { // (`job` alone: below)
+				if y.Value != "job" { // (a field's base)
 					rd.other = true
 				}
 			case *ast.PointerNode, *ast.VariableDeclaratorNode:
@@ -347,29 +347,15 @@ func (c *compiler) nameTests(tree *parser.Tree, src string, r lang.Range) ([]*ru
 		})
 		return rd
 	}
-	// Identifiers that are the base of a field member are not "other".
+	// (`job` read whole is refused before: see wholeEnvError.)
 	isCandidate := map[*ast.Node]*runtime.JobField{}
 	for _, s := range slots {
-		n := *s
-		if !isBool(n) {
+		if !isBool(*s) {
 			continue
 		}
-		rd := readsOf(n)
-		if rd.field == nil || rd.other {
-			continue
+		if rd := readsOf(*s); rd.field != nil && !rd.other {
+			isCandidate[s] = rd.field
 		}
-		// Every `job` identifier in it must be a field's base.
-		whole := false
-		ast.Find(n, func(x ast.Node) bool {
-			if id, ok := x.(*ast.IdentifierNode); ok && id.Value == "job" {
-				whole = true
-			}
-			return false
-		})
-		if whole && countJobIdents(n) != len(members(n)) {
-			continue
-		}
-		isCandidate[s] = rd.field
 	}
 	// The maximal candidates: those inside no other.
 	inside := map[*ast.Node]bool{}
@@ -421,18 +407,6 @@ func (c *compiler) nameTests(tree *parser.Tree, src string, r lang.Range) ([]*ru
 		ast.Patch(s, call)
 	}
 	return tests, true
-}
-
-// countJobIdents counts the `job` identifiers under n.
-func countJobIdents(n ast.Node) int {
-	k := 0
-	ast.Find(n, func(x ast.Node) bool {
-		if id, ok := x.(*ast.IdentifierNode); ok && id.Value == "job" {
-			k++
-		}
-		return false
-	})
-	return k
 }
 
 // visitFunc adapts a function to ast.Visitor.
