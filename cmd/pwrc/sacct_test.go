@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	pwrt "github.com/pwrc/pwrc/runtime"
 	"github.com/pwrc/pwrc/runtime/workload"
 )
 
@@ -162,5 +164,50 @@ experiment slurm {
 	merged, e, code := pwrc(t, append([]string{"merge", "--format", "json"}, shards...)...)
 	if code != 0 || merged != whole {
 		t.Errorf("merge: exit %d: %s\n%s\nwant\n%s", code, e, merged, whole)
+	}
+}
+
+// Names of any form — commas, quotes, digits, spaces, non-ASCII, none —
+// are written to a jobs file and read back as they were.
+func TestJobsCSVNamesRoundTrip(t *testing.T) {
+	names := workload.Names{
+		workload.NameUser:      {"alice", "o'brien, jr", `say "hi"`, "1001", "zoë"},
+		workload.NameGroup:     {" lead space"},
+		workload.NameAccount:   {"p-chem"},
+		workload.NamePartition: {"gpu,debug"},
+		workload.NameQOS:       {"normal"},
+	}
+	var jobs []pwrt.JobRecord
+	for u := -1; u <= 5; u++ {
+		if u == 0 {
+			continue
+		}
+		jobs = append(jobs, pwrt.JobRecord{ID: int64(10 + u), Submit: 1, Start: 2, End: 3, Nodes: 1, Procs: 1, Alloc: 1,
+			User: u, Group: 1, Queue: -1, Partition: 1, Account: -1, QOS: 1})
+	}
+	var b bytes.Buffer
+	writeJobsCSV(&b, jobs, &names)
+	back := workload.Names{}
+	got, err := readJobsCSV(&b, &back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(jobs) {
+		t.Fatalf("%d jobs read back of %d", len(got), len(jobs))
+	}
+	for i, j := range jobs {
+		g := got[i]
+		for f, pair := range [][2]int{{j.User, g.User}, {j.Group, g.Group}, {j.Account, g.Account}, {j.Partition, g.Partition}, {j.QOS, g.QOS}} {
+			field := workload.NameField(f)
+			if a, b := names.Name(field, pair[0]), back.Name(field, pair[1]); a != b {
+				t.Errorf("job %d: %s %q read back as %q", j.ID, workload.NameFieldKeys[f], a, b)
+			}
+		}
+	}
+	// Without names (SWF), a name where a number goes is an error.
+	b.Reset()
+	writeJobsCSV(&b, jobs, &names)
+	if _, err := readJobsCSV(&b, nil); err == nil || !strings.Contains(err.Error(), "not a number") {
+		t.Errorf("names read as numbers: %v", err)
 	}
 }
