@@ -8,6 +8,7 @@ import (
 	"github.com/expr-lang/expr/ast"
 
 	"github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // The closure compiler turns a type-checked expr tree into nested Go
@@ -106,6 +107,8 @@ var numFields = map[string]numFn{
 	"job.group":             func(e *runtime.Env) float64 { return float64(e.Job.Group) },
 	"job.queue":             func(e *runtime.Env) float64 { return float64(e.Job.Queue) },
 	"job.partition":         func(e *runtime.Env) float64 { return float64(e.Job.Partition) },
+	"job.account":           func(e *runtime.Env) float64 { return float64(e.Job.Account) },
+	"job.qos":               func(e *runtime.Env) float64 { return float64(e.Job.QOS) },
 	"job.submit":            func(e *runtime.Env) float64 { return e.Job.Submit },
 	"job.wait":              func(e *runtime.Env) float64 { return e.Job.Wait },
 	"job.nodes":             func(e *runtime.Env) float64 { return float64(e.Job.Nodes) },
@@ -142,6 +145,8 @@ var intFields = map[string]intFn{
 	"job.group":     func(e *runtime.Env) int { return e.Job.Group },
 	"job.queue":     func(e *runtime.Env) int { return e.Job.Queue },
 	"job.partition": func(e *runtime.Env) int { return e.Job.Partition },
+	"job.account":   func(e *runtime.Env) int { return e.Job.Account },
+	"job.qos":       func(e *runtime.Env) int { return e.Job.QOS },
 	"job.nodes":     func(e *runtime.Env) int { return e.Job.Nodes },
 	"job.procs":     func(e *runtime.Env) int { return e.Job.Procs },
 	"job.alloc":     func(e *runtime.Env) int { return e.Job.Alloc },
@@ -532,6 +537,8 @@ func (cc *closureCompiler) cond(n ast.Node) boolFn {
 		}
 	case *ast.IdentifierNode:
 		return boolFields[x.Value]
+	case *ast.CallNode:
+		return cc.nameTest(x)
 	case *ast.UnaryNode:
 		a := cc.cond(x.Node)
 		if a == nil || (x.Operator != "!" && x.Operator != "not") {
@@ -566,6 +573,33 @@ func (cc *closureCompiler) cond(n ast.Node) boolFn {
 		return cc.compare(x)
 	}
 	return nil
+}
+
+// nameTest compiles __names(k, $env), a comparison of a name field with
+// strings taken out of the rule (names.go): the run's answer for the
+// job's number, read from Env.Names.
+func (cc *closureCompiler) nameTest(x *ast.CallNode) boolFn {
+	id, ok := x.Callee.(*ast.IdentifierNode)
+	if !ok || id.Value != nameTestFunc || len(x.Arguments) != 2 {
+		return nil
+	}
+	k, ok := x.Arguments[0].(*ast.IntegerNode)
+	if !ok || k.Value < 0 || k.Value >= len(cc.expr.NameTests) {
+		return nil
+	}
+	t := cc.expr.NameTests[k.Value]
+	read := intFields["job."+workload.NameFieldKeys[t.Field]]
+	if read == nil {
+		return nil
+	}
+	slot := t.Slot
+	return func(e *runtime.Env) bool {
+		ns := e.Names
+		if ns == nil {
+			cc.fail(errNoNames)
+		}
+		return ns.Has(slot, read(e))
+	}
 }
 
 // compare compiles a numeric comparison: in ints when both sides are ints,

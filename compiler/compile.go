@@ -100,11 +100,19 @@ type compiler struct {
 	nerrs     int             // errors among diags[:scanned] (errs)
 	scanned   int
 
-	exprs   map[exprKey]*runtime.Expr // compiled once per statement and param values
-	used    map[string]bool           // params referenced
-	guesses map[*lang.Block][]string  // fields taken for misspellings, per block
-	cycles  map[string]bool           // `from` cycles reported, by kind and members
-	inline  map[*lang.Stmt]*decl      // inline declarations in experiments
+	exprs map[exprKey]*runtime.Expr // compiled once per statement, param values and name mode
+	// names is how the rules being compiled read the job fields that are
+	// names on Slurm accounting (names.go): set by the workload of the
+	// run being compiled. nameSlots counts the name tests made, and
+	// nameAt says where each compares its field with which names.
+	names     nameMode
+	numbered  string // the workload whose rules read numbers: "SWF" or "a synthetic workload"
+	nameSlots int
+	nameAt    map[*runtime.NameTest][]nameConst
+	used      map[string]bool          // params referenced
+	guesses   map[*lang.Block][]string // fields taken for misspellings, per block
+	cycles    map[string]bool          // `from` cycles reported, by kind and members
+	inline    map[*lang.Stmt]*decl     // inline declarations in experiments
 	// budgetAt is where each policy's budget relative to a baseline is
 	// written, for errors found when runs are linked to baselines.
 	budgetAt map[string]*lang.Stmt
@@ -189,6 +197,7 @@ func newCompiler(opts Options) *compiler {
 		params:     map[string]*param{},
 		badParams:  map[string]bool{},
 		exprs:      map[exprKey]*runtime.Expr{},
+		nameAt:     map[*runtime.NameTest][]nameConst{},
 		budgetAt:   map[string]*lang.Stmt{},
 		allocAt:    map[string]*lang.Stmt{},
 		usedDecl:   map[*decl]bool{},

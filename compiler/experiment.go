@@ -968,6 +968,7 @@ func baselineOf(s *lang.Stmt) *lang.Ident {
 // compileRun fills one run's workload, machine, contract and policy.
 func (c *compiler) compileRun(run *runtime.Run, stmts map[string]*lang.Stmt, b binding, seed uint64) bool {
 	before := c.errs()
+	defer func(m nameMode) { c.names = m }(c.names) // (the workload sets it for the run's rules)
 	ws := stmts["workload"]
 	if l, ok := b["@workload"]; ok {
 		ws = withArg(ws, 1, l)

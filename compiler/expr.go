@@ -10,7 +10,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
@@ -36,6 +35,9 @@ var envFields = func() map[string][]string {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name := f.Tag.Get("expr")
+		if name == "-" {
+			continue // (not for rules: Env.Names)
+		}
 		out[name] = nil
 		if f.Type.Kind() == reflect.Struct {
 			for j := range f.Type.NumField() {
@@ -55,11 +57,13 @@ var envRoots = func() []string {
 	return r
 }()
 
-// exprKey identifies a compiled rule: its statement, and the values of the
-// params it reads (a rule reading a swept param compiles once per value).
+// exprKey identifies a compiled rule: its statement, the values of the
+// params it reads (a rule reading a swept param compiles once per value),
+// and how it reads name fields (the kind of workload of its runs).
 type exprKey struct {
 	stmt   *lang.Stmt
 	params string
+	names  nameMode
 }
 
 // ruleExpr compiles the rule that makes up the arguments of s from index
@@ -73,7 +77,7 @@ func (c *compiler) ruleExpr(s *lang.Stmt, from int, kind exprKind, b binding) *r
 	if !ok {
 		return nil
 	}
-	k := exprKey{s, key}
+	k := exprKey{s, key, c.names}
 	if e, ok := c.exprs[k]; ok {
 		return e
 	}
@@ -184,16 +188,42 @@ func (c *compiler) compileRule(s *lang.Stmt, src string, r lang.Range, kind expr
 		c.diags.Errorf(r, "`%s` needs a rule", s.Key.Name).With("Write %s.", what)
 		return nil
 	}
-	opts := []expr.Option{expr.Env(runtime.Env{})}
-	if len(consts) > 0 {
-		opts = append(opts, expr.Patch(paramPatcher(consts)))
+	var prog *vm.Program
+	var node ast.Node
+	var tests []*runtime.NameTest
+	switch c.names {
+	case namesAreStrings:
+		var ok bool
+		if prog, node, tests, ok = c.compileNamed(s, src, r, consts); !ok {
+			return nil
+		}
+	case namesUnknown:
+		// A declaration no run uses: fine if it compiles for either kind
+		// of workload; if for neither, the errors are SWF's.
+		before := len(c.diags)
+		if prog = c.compileNumbered(s, src, r, consts); prog != nil {
+			node = prog.Node()
+			break
+		}
+		failed := append(lang.Diagnostics(nil), c.diags[before:]...)
+		c.diags, c.names = c.diags[:before], namesAreStrings
+		p, n, _, ok := c.compileNamed(s, src, r, consts)
+		c.names = namesUnknown
+		if !ok {
+			// A rule that type-checks with names, but reads them wrongly,
+			// is about Slurm accounting: its errors say so.
+			if _, _, err := checkRule(src, namesEnv, consts); err != nil {
+				c.diags = append(c.diags[:before], failed...)
+			}
+			return nil
+		}
+		prog, node = p, n
+	default:
+		if prog = c.compileNumbered(s, src, r, consts); prog == nil {
+			return nil
+		}
+		node = prog.Node()
 	}
-	prog, err := expr.Compile(src, opts...)
-	if err != nil {
-		c.exprError(s.Key.Name, src, r, err)
-		return nil
-	}
-	node := prog.Node()
 	t := node.Type()
 	switch {
 	case kind == numExpr && !isNumeric(t) && t.Kind() != reflect.Interface:
@@ -210,7 +240,11 @@ func (c *compiler) compileRule(s *lang.Stmt, src string, r lang.Range, kind expr
 		return nil
 	}
 	deps, fields := depsOf(node)
-	e := &runtime.Expr{Source: src, Where: r.String(), Deps: deps, Fields: fields}
+	for _, t := range tests { // (each reads its field: the engine must fill it)
+		jf := runtime.JobFieldTable[jobFieldIndexOf(t.Field)]
+		deps, fields = deps|jf.Dep, fields|jf.Bit
+	}
+	e := &runtime.Expr{Source: src, Where: r.String(), Deps: deps, Fields: fields, NameTests: tests}
 	e.Clock, e.ClockOther = clockOf(node)
 	if kind == boolExpr && e.ClockOther {
 		c.diags.Warnf(r, "this condition reads the clock in a way whose changes pwrc cannot time").

@@ -44,6 +44,7 @@ func (c *compiler) checkInputs(run *runtime.Run, site runSite) {
 		}
 	}
 	ri := c.inputCheck().Run(run)
+	c.checkNames(run, ri)
 	if ri.Err != nil {
 		c.inputError(run, site, ri)
 		return

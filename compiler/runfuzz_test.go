@@ -2,6 +2,7 @@ package compiler_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -103,8 +104,11 @@ func fuzzRun(t *testing.T, sc scenario) {
 	// twin's simulation what it gives alone.
 	whole := runtime.Execute(context.Background(), res.Plan, runtime.Options{Workers: 1, KeepJobs: true, WholeTraces: true, NoTwins: true})
 	for i, r := range whole {
-		a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs, results[i].Workload, results[i].Notes),
-			fmt.Sprint(r.Err, r.Metrics, r.Jobs, r.Workload, r.Notes)
+		// (The workload as JSON: its pointers' values, not addresses.)
+		wa, _ := json.Marshal(results[i].Workload)
+		wb, _ := json.Marshal(r.Workload)
+		a, b := fmt.Sprint(results[i].Err, results[i].Metrics, results[i].Jobs, string(wa), results[i].Notes),
+			fmt.Sprint(r.Err, r.Metrics, r.Jobs, string(wb), r.Notes)
 		if a != b {
 			t.Fatalf("run %s differs read whole:\n%s\n%s\n--- main.pwr\n%s\n--- trace.swf\n%s", r.Run.Name, a, b, sc.pwr, sc.trace)
 		}
@@ -144,8 +148,8 @@ func checkResult(t *testing.T, r *runtime.Result, src, trace string) {
 		fail("%s is not finite: %+v", bad, r.Metrics)
 	}
 	m := r.Metrics
-	if m.Jobs != len(r.Jobs) || m.Jobs != r.Workload.Clean.Jobs || m.Jobs == 0 {
-		fail("%d jobs in the metrics, %d records, %d kept by cleaning", m.Jobs, len(r.Jobs), r.Workload.Clean.Jobs)
+	if m.Jobs != len(r.Jobs) || m.Jobs != r.Workload.Clean.Jobs-r.Workload.Cut.Dropped() || m.Jobs == 0 {
+		fail("%d jobs in the metrics, %d records, %d kept by cleaning, %d cut", m.Jobs, len(r.Jobs), r.Workload.Clean.Jobs, r.Workload.Cut.Dropped())
 	}
 	if m.Utilization < 0 || m.Utilization > 1+1e-9 || m.Energy < 0 || m.RunDays < 0 {
 		fail("utilization %g, energy %g, run days %g", m.Utilization, m.Energy, m.RunDays)
@@ -400,7 +404,80 @@ func genScenario(data []byte) scenario {
 		w(`  workload swf "TRACE"%s`, block)
 	}
 	w("  machine m\n  contract %s\n  policy %s\n  seed %d\n}", contracts, policies, f.n(100))
-	return scenario{pwr: b.String(), trace: tr.String()}
+	sc := scenario{pwr: b.String(), trace: tr.String()}
+	// (Last, so that the choices above read the same bytes as before.)
+	if strings.Contains(sc.pwr, `workload swf "TRACE"`) && f.flag(3) {
+		sc = asSacct(sc, f)
+	}
+	return sc
+}
+
+// asSacct turns a scenario on an SWF trace into one on the same jobs as
+// Slurm accounting, whose rules compare names: users u0, u1, … (SWF's
+// user numbers), partitions p0, p1, …, accounts by group; some jobs ended
+// while pending (Start = End, no CPUs), some lines malformed as they were.
+func asSacct(sc scenario, f *fuzzBytes) scenario {
+	var tr strings.Builder
+	tr.WriteString("JobID|User|Account|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|AllocCPUS|State\n")
+	stamp := func(s float64) string {
+		if math.IsNaN(s) || s < -1e12 || s > 1e12 {
+			return "Unknown"
+		}
+		return time.Unix(1700000000+int64(s), 0).UTC().Format("2006-01-02T15:04:05")
+	}
+	dur := func(s float64) string {
+		if !(s >= 0) || s > 1e9 {
+			return "INVALID"
+		}
+		d := int64(s)
+		return fmt.Sprintf("%d-%02d:%02d:%02d", d/86400, d/3600%24, d/60%60, d%60)
+	}
+	name := func(prefix string, v string) string {
+		if v == "-1" {
+			return ""
+		}
+		return prefix + v
+	}
+	for _, line := range strings.Split(sc.trace, "\n") {
+		fs := strings.Fields(line)
+		switch {
+		case strings.HasPrefix(line, ";") || len(fs) == 0:
+			continue
+		case len(fs) != 18:
+			tr.WriteString(strings.Join(fs, "|") + "\n") // malformed, as it was
+			continue
+		}
+		submit, _ := strconv.ParseFloat(fs[1], 64)
+		run, _ := strconv.ParseFloat(fs[3], 64)
+		req, _ := strconv.ParseFloat(fs[8], 64)
+		start, end, cpus, state := stamp(submit), stamp(submit+run), fs[4], "COMPLETED"
+		if f.flag(6) { // ended while pending
+			end, run, cpus, state = start, 0, "0", "CANCELLED by 1"
+		}
+		fmt.Fprintf(&tr, "%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n", fs[0], name("u", fs[11]), name("a", fs[12]), name("p", fs[15]),
+			pick(f, "normal", "high", ""), stamp(submit), start, end, dur(run), dur(req), cpus, state)
+	}
+	pwr := sc.pwr
+	pwr = strings.ReplaceAll(pwr, "job.user", `(job.user == "u1" ? 1 : 0)`)
+	pwr = strings.ReplaceAll(pwr, `start "2017-03-26"; `, "")
+	pwr = strings.ReplaceAll(pwr, "scale to machine; ", "")
+	pwr = strings.ReplaceAll(pwr, "scale to machine", "")
+	rule := pick(f, "", `keep job.partition != "p1"`, `keep job.account in ["a0", "a2", "zz"]`, `keep job.qos == "high" || job.user startsWith "u"`)
+	opts := `workload sacct "TRACE" { exclusive`
+	if rule != "" {
+		opts += "; " + rule
+	}
+	if strings.Contains(pwr, `workload swf "TRACE" { `) {
+		pwr = strings.Replace(pwr, `workload swf "TRACE" { `, opts+"; ", 1)
+	} else {
+		pwr = strings.Replace(pwr, `workload swf "TRACE"`, opts+" }", 1)
+	}
+	order := pick(f, "", `job.partition in ["p0", "p2"] ? 0 : job.submit`,
+		`job.user == "u0" && job.account != "a1" ? job.wait : -job.wait`, `(job.qos == "" ? 2 : 1) * job.walltime`)
+	if p0 := pwr[strings.Index(pwr, "policy p0 {"):]; order != "" && !strings.Contains(p0[:strings.Index(p0, "\n}")], "  order ") {
+		pwr = strings.Replace(pwr, "policy p0 {", "policy p0 {\n  order "+order, 1)
+	}
+	return scenario{pwr: pwr, trace: tr.String()}
 }
 
 // atBound sets one quantity of a generated scenario to a bound of its

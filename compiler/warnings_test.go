@@ -132,6 +132,11 @@ experiment e { workload swf "t.swf"; machine auto; contract fixed; policy [easy,
 		src: `policy low from easy { powercap 2 W from 1 h for 1 h { mode idle } }
 experiment e { workload synthetic { jobs 10 }; machine m; contract fixed; policy [easy, low] baseline easy }`,
 		runs: "easy low", lint: true},
+	{name: "a name no job has", warn: "this comparison never holds",
+		src: `policy fav from easy { priority job.user == "carol" ? 1 : 0 }
+experiment e { workload sacct "jobs.txt"; machine m; contract fixed; policy [easy, fav] baseline easy }`,
+		files: map[string]string{"jobs.txt": "JobID|User|Partition|Submit|Start|End|Elapsed|Timelimit|NNodes|NCPUS|State\n1|alice|compute|2024-03-30T08:00:00|2024-03-30T08:00:05|2024-03-30T09:00:05|01:00:00|02:00:00|1|4|COMPLETED\n2|bob|gpu|2024-03-30T08:10:00|2024-03-30T08:10:05|2024-03-30T09:10:05|01:00:00|02:00:00|1|4|COMPLETED\n"},
+		runs:  "easy fav", lint: true},
 	{name: "price above 100 per kWh", warn: "`150 EUR/kWh` is more than 100 EUR per kWh",
 		src: `contract dear { flat 150 EUR/kWh }
 contract lowmwh { flat 120 EUR/kWh }

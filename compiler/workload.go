@@ -18,6 +18,15 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 	if !ok {
 		return runtime.Workload{}, false
 	}
+	// Its rules, and the rest of the run's (compileRun restores the mode),
+	// read name fields as this kind of workload gives them.
+	c.names, c.numbered = namesAreNumbers, "SWF"
+	switch kind {
+	case "sacct":
+		c.names = namesAreStrings
+	case "synthetic":
+		c.numbered = "a synthetic workload"
+	}
 	before := c.errs()
 	w := runtime.Workload{}
 	powerField := fieldSpec{name: "power", usage: "power 260 W per node", decode: func(s *lang.Stmt) {
@@ -81,6 +90,22 @@ func (c *compiler) workload(s *lang.Stmt, b binding, expSeed uint64) (runtime.Wo
 					return
 				}
 				w.Exclusive = true
+			}},
+			{name: "format", usage: `format "JobID,Submit,Elapsed,AllocCPUS"`, decode: func(s *lang.Stmt) {
+				const use = `format "JobID,Submit,Elapsed,AllocCPUS"`
+				if !c.args(s, 1, 1, use) {
+					return
+				}
+				str, ok := c.str(s.Args[0], b, "format", use)
+				if !ok {
+					return
+				}
+				if err := workload.CheckSacctFormat(str.Value); err != nil {
+					c.diags.Errorf(str.R, "sacct format %q: %v", str.Value, err).
+						With("Give the fields of the `sacct --noheader` output in its order, as sacct's --format took them; pwrc needs JobID, Submit, a run time (Elapsed, or Start and End) and AllocCPUS (or NCPUS).")
+					return
+				}
+				w.SacctFormat = str.Value
 			}},
 		})
 	case "swf":

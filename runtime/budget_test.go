@@ -295,7 +295,7 @@ func TestHourProfileAddsUp(t *testing.T) {
 func TestZhouOnRealTrace(t *testing.T) {
 	jobs, nodes := loadTrace(t, "HPC2N-2002-2.1-cln.swf.gz")
 	m := Machine{Name: "hpc2n", Nodes: nodes, Cores: 1, Power: NodePower{Idle: 50, Busy: 200}}
-	pw := jobPowers(jobs, JobPower{Kind: NormalPower, PerNodes: 1, Mean: 200, SD: 40, Lo: 100, Hi: 350, Seed: 7}, &m)
+	pw := jobPowers(jobs, JobPower{Kind: NormalPower, PerNodes: 1, Mean: 200, SD: 40, Lo: 100, Hi: 350, Seed: 7}, &m, nil)
 	run := func(pol Policy, budget float64, ratio float64) (*sim, Metrics) {
 		tar := tariff.BasePeak(tariff.Clock{}, []tariff.Window{{From: 9 * 3600, To: 23 * 3600}}, 0.05*ratio, 0.05)
 		s, err := simulate(jobs, &m, nodes, &pol, pw, budget, tariff.Clock{}, tar)

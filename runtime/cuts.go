@@ -25,10 +25,11 @@ func (s CutStats) Dropped() int { return s.Keep + s.Submitted }
 // those submitted in [A, B). Offsets count from first, the first
 // submission of the cleaned trace before any cut, so that `submitted 0 d
 // .. 547.5 d` means the trace's first 547.5 days whatever keep drops;
-// dates are local times in the trace's zone (clock). jobs is not modified:
+// dates are local times in the trace's zone (clock); names answers the
+// rule's name tests (Slurm accounting). jobs is not modified:
 // when a cut drops a job, kept is a new slice. A rule that cannot be
 // evaluated, or a window that is empty on this trace's clock, is an error.
-func cutJobs(jobs []workload.Job, w *Workload, first float64, clock tariff.Clock) (kept []workload.Job, stats CutStats, err error) {
+func cutJobs(jobs []workload.Job, w *Workload, first float64, clock tariff.Clock, names *NameSets) (kept []workload.Job, stats CutStats, err error) {
 	if w.Keep == nil && w.Submitted == nil {
 		return jobs, stats, nil
 	}
@@ -48,7 +49,7 @@ func cutJobs(jobs []workload.Job, w *Workload, first float64, clock tariff.Clock
 			panic(x)
 		}
 	}()
-	var env Env
+	env := Env{Names: names}
 	for i := range jobs {
 		j := &jobs[i]
 		var drop *int

@@ -86,7 +86,7 @@ func TestCutJobs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			orig := append([]workload.Job(nil), jobs...)
-			kept, stats, err := cutJobs(jobs, &tc.w, 10, clock)
+			kept, stats, err := cutJobs(jobs, &tc.w, 10, clock, nil)
 			if !reflect.DeepEqual(jobs, orig) {
 				t.Fatal("cutJobs changed its input")
 			}
@@ -114,7 +114,7 @@ func TestCutJobs(t *testing.T) {
 func TestCutJobsFillsPartition(t *testing.T) {
 	jobs := []workload.Job{{ID: 1, Partition: 10, Queue: 2}, {ID: 2, Partition: 10, Queue: 3}, {ID: 3, Partition: 4, Queue: 2}}
 	rule := &Expr{Fields: FieldPartition | FieldQueue, Bool: func(e *Env) bool { return e.Job.Partition == 10 && e.Job.Queue == 2 }}
-	kept, stats, err := cutJobs(jobs, &Workload{Keep: rule}, 0, tariff.Clock{})
+	kept, stats, err := cutJobs(jobs, &Workload{Keep: rule}, 0, tariff.Clock{}, nil)
 	if err != nil || len(kept) != 1 || kept[0].ID != 1 || stats.Keep != 2 {
 		t.Errorf("kept %+v, stats %+v, err %v", kept, stats, err)
 	}

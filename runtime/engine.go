@@ -319,6 +319,10 @@ func withBill(k *Contract, carbon tariff.Tariff) simOption {
 // recordStates keeps the machine's state at every change (--series).
 func recordStates() simOption { return func(s *sim) { s.keepStates = true } }
 
+// withNames gives the rules the run's answers to their name tests (Slurm
+// accounting: names.go).
+func withNames(ns *NameSets) simOption { return func(s *sim) { s.env.Names = ns } }
+
 // simulate replays jobs under the run's machine, contract and policy.
 //
 // pw gives each job's power per working node; budget is the power budget

@@ -11,6 +11,10 @@ type Env struct {
 	Price  PriceEnv  `expr:"price"`
 	System SystemEnv `expr:"system"`
 	Carbon CarbonEnv `expr:"carbon"`
+	// Names are the run's answers to its rules' name tests (names.go):
+	// set on Slurm accounting when its rules compare names; rules do not
+	// read it by name.
+	Names *NameSets `expr:"-"`
 }
 
 // JobEnv describes the job a rule is evaluated for.
@@ -20,6 +24,8 @@ type JobEnv struct {
 	Group        int     `expr:"group"`
 	Queue        int     `expr:"queue"`
 	Partition    int     `expr:"partition"` // SWF field 16, −1 if unknown (Curie's thin nodes: 10)
+	Account      int     `expr:"account"`   // Slurm accounting's
+	QOS          int     `expr:"qos"`       // Slurm accounting's
 	Submit       float64 `expr:"submit"`
 	Wait         float64 `expr:"wait"` // now − submit
 	Nodes        int     `expr:"nodes"`
@@ -103,7 +109,7 @@ func (d Deps) Dynamic() bool { return d&^DepJob != 0 }
 type JobFields uint32
 
 // AllJobFields is every field of JobEnv.
-const AllJobFields JobFields = 1<<15 - 1
+const AllJobFields JobFields = 1<<17 - 1
 
 // Bits of JobFields, in JobEnv's field order.
 const (
@@ -112,6 +118,8 @@ const (
 	FieldGroup
 	FieldQueue
 	FieldPartition
+	FieldAccount
+	FieldQOS
 	FieldSubmit
 	FieldWait
 	FieldNodes
@@ -161,6 +169,10 @@ type Expr struct {
 	ClockOther bool
 	Num        func(*Env) float64
 	Bool       func(*Env) bool
+	// NameTests are the comparisons of name fields with strings the rule
+	// makes (Slurm accounting, names.go): a run answers them before it
+	// reads the rule.
+	NameTests []*NameTest
 }
 
 // EvalError is a rule that failed at run time.

@@ -95,8 +95,11 @@ type JobRecord struct {
 	NodeList string
 	PState   int
 	Freq     float64
-	// From the trace (SWF fields 12, 13, 15, 16); -1 if unknown.
-	User, Group, Queue, Partition int
+	// From the trace (SWF fields 12, 13, 15, 16); -1 if unknown. On
+	// Slurm accounting, User, Group, Partition, Account and QOS number
+	// the names of the run's WorkloadInfo.Names, and Queue is -1; on SWF,
+	// Account and QOS are 0.
+	User, Group, Queue, Partition, Account, QOS int
 }
 
 // WorkloadInfo says what was loaded for a run and what cleaning did.
@@ -116,8 +119,12 @@ type WorkloadInfo struct {
 	// dropped by state, energies measured); nil for other workloads.
 	Sacct      *workload.SacctStats
 	SacctCores int // the CPUs per node a job must hold to count as on whole nodes
-	Epoch      int64
-	Zone       string
+	// Names are the names behind the numbers of the jobs' user, group,
+	// account, partition and QOS (Slurm accounting); nil for other
+	// workloads.
+	Names *workload.Names
+	Epoch int64
+	Zone  string
 }
 
 // Execute runs every run of the plan, up to opts.Workers at a time, and
@@ -409,6 +416,9 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	jobs, clock, priceFrom, acct := su.jobs, su.clock, su.priceFrom, su.acct
 	var opts []simOption
 	opts = append(opts, capOrigin(su.origin))
+	if su.names != nil {
+		opts = append(opts, withNames(su.names))
+	}
 	switch {
 	case o.KeepJobs && o.NodeIDs:
 		opts = append(opts, recordNodes())
@@ -438,6 +448,8 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 		if err != nil || ta.budget != acct.budget {
 			continue
 		}
+		// (A twin has its lead's rules, hence its name notes.)
+		notes = append(notes, su.nameNotes...)
 		tw.res = &Result{Run: tw.run, Notes: append(notes, ta.notes...), lead: run}
 		served, books = append(served, tw), append(books, &ta.book)
 	}
@@ -456,9 +468,9 @@ func runWith(ctx context.Context, ld *loader, run *Run, o Options, baseline *Res
 	m := run.Machine
 	var pw []float64
 	if feed != nil {
-		opts = append(opts, streamFrom(feed, newPowerDraw(run.Workload.Power, &m)))
+		opts = append(opts, streamFrom(feed, newPowerDraw(run.Workload.Power, &m, su.names)))
 	} else {
-		pw = jobPowers(jobs, run.Workload.Power, &m)
+		pw = jobPowers(jobs, run.Workload.Power, &m, su.names)
 	}
 	s, err := simulate(jobs, &m, info.Nodes, &run.Policy, pw, acct.budget, clock, acct.book.tar, opts...)
 	if feed != nil {
@@ -514,6 +526,8 @@ type setup struct {
 	windowed  bool    // the run has an accounting (or measure) window …
 	from, to  float64 // … over these trace times
 	acct      account
+	names     *NameSets // the answers to the rules' name tests (Slurm accounting)
+	nameNotes []string  // what they say of names the trace lacks
 	notes     []string
 }
 
@@ -530,6 +544,11 @@ func setUp(run *Run, info WorkloadInfo, jobs []workload.Job, ld *loader, baselin
 		return su, &InputError{Part: PartWorkload, Err: err}
 	}
 	su.clock, su.notes = clock, notes
+	names, notes, err := bindNames(run, info.Names, ld)
+	if err != nil {
+		return su, &InputError{Part: PartWorkload, Err: err}
+	}
+	su.names, su.nameNotes, su.notes = names, notes, append(su.notes, notes...)
 	first := 0.0
 	if len(jobs) > 0 {
 		first = jobs[0].Submit
@@ -538,7 +557,7 @@ func setUp(run *Run, info WorkloadInfo, jobs []workload.Job, ld *loader, baselin
 	// submission of the cleaned trace, before any cut (`submitted 0 d ..
 	// 547.5 d` is the trace's first 547.5 days whatever `keep` drops).
 	su.origin = first
-	jobs, su.cut, err = ld.cut(jobs, &run.Workload, su.origin, clock)
+	jobs, su.cut, err = ld.cut(jobs, &run.Workload, su.origin, clock, su.names)
 	if err == nil && len(jobs) == 0 {
 		err = fmt.Errorf("workload %s: its cuts (keep, submitted) leave no job to simulate: %d dropped by keep, %d by submitted", run.Workload.Name, su.cut.Keep, su.cut.Submitted)
 	}
@@ -669,7 +688,8 @@ func (res *Result) finish(s *sim, o Options, jobs []workload.Job, baseline *Resu
 			}
 			r := JobRecord{ID: j.ID, Submit: j.Submit, Start: s.start[i], End: s.end[i], Nodes: j.Nodes,
 				Procs: j.Procs, Walltime: wt, Alloc: int(s.alloc[i]), Power: s.jw[i], Killed: s.caps != nil && s.caps.gone[i],
-				User: int(j.User), Group: int(j.Group), Queue: int(j.Queue), Partition: int(j.Partition), PState: int(s.pstate[i])}
+				User: int(j.User), Group: int(j.Group), Queue: int(j.Queue), Partition: int(j.Partition), Account: int(j.Account), QOS: int(j.QOS),
+				PState: int(s.pstate[i])}
 			if s.held != nil {
 				r.NodeList = s.held[i]
 			}
@@ -872,6 +892,7 @@ type loader struct {
 	traces  map[traceKey]*onceValue[*workload.Trace]
 	cleaned map[cleanKey]*onceValue[cleaned]
 	series  map[string]*onceValue[*tariff.Series]
+	names   map[nameKey]*onceValue[[]bool] // answers to name tests, per trace
 	// open opens data files: os.Open when Execute runs a plan, the
 	// compiler's opener when `pwrc check` reads them (InputCheck).
 	open func(string) (io.ReadCloser, error)
@@ -894,9 +915,9 @@ type madeCut struct {
 
 // cut applies the workload's cuts (cutJobs), or gives the last cut again
 // when it was of the same jobs, rule, window and clock.
-func (ld *loader) cut(jobs []workload.Job, w *Workload, origin float64, clock tariff.Clock) ([]workload.Job, CutStats, error) {
+func (ld *loader) cut(jobs []workload.Job, w *Workload, origin float64, clock tariff.Clock, names *NameSets) ([]workload.Job, CutStats, error) {
 	if ld.lastCut == nil || len(jobs) == 0 {
-		return cutJobs(jobs, w, origin, clock)
+		return cutJobs(jobs, w, origin, clock, names)
 	}
 	var sub Window
 	if w.Submitted != nil {
@@ -907,7 +928,7 @@ func (ld *loader) cut(jobs []workload.Job, w *Workload, origin float64, clock ta
 		m.clock.Epoch == clock.Epoch && m.clock.Loc.String() == clock.Loc.String() {
 		return m.jobs, m.stats, m.err
 	}
-	kept, st, err := cutJobs(jobs, w, origin, clock)
+	kept, st, err := cutJobs(jobs, w, origin, clock, names)
 	*ld.lastCut = madeCut{first: &jobs[0], n: len(jobs), keep: w.Keep, sub: sub, clock: clock, jobs: kept, stats: st, err: err}
 	return kept, st, err
 }
@@ -920,6 +941,7 @@ type traceKey struct {
 	zone      string
 	cores     int
 	exclusive bool
+	format    string
 }
 
 type cleanKey struct {
@@ -973,8 +995,21 @@ func newLoader(p *Plan, chosen []bool, lead []int) *loader {
 		traces:  map[traceKey]*onceValue[*workload.Trace]{},
 		cleaned: map[cleanKey]*onceValue[cleaned]{},
 		series:  map[string]*onceValue[*tariff.Series]{},
+		names:   map[nameKey]*onceValue[[]bool]{},
 		open:    openFile,
 	}
+}
+
+// nameKey is a name test answered on a trace's names.
+type nameKey struct {
+	trace traceKey
+	test  *NameTest
+}
+
+// nameSet answers a name test on the names of a trace, once however many
+// runs read it.
+func (ld *loader) nameSet(tk traceKey, t *NameTest, names *workload.Names) ([]bool, error) {
+	return getOnce(&ld.mu, ld.names, nameKey{tk, t}, func() ([]bool, error) { return t.answer(names) })
 }
 
 func openFile(path string) (io.ReadCloser, error) { return os.Open(path) }
@@ -1064,7 +1099,7 @@ func (ld *loader) jobs(run *Run) ([]workload.Job, WorkloadInfo, error) {
 	info.BadLines, info.FirstBad = tr.BadLines, tr.FirstBad
 	if tr.Sacct != nil {
 		st := tr.Sacct.Stats
-		info.Sacct, info.SacctCores = &st, m.Cores
+		info.Sacct, info.SacctCores, info.Names = &st, m.Cores, &tr.Sacct.Names
 	}
 	key, err := info.fromHeader(run, tk, tr.Header)
 	if err != nil {
@@ -1149,17 +1184,21 @@ func (ld *loader) read(w *Workload, tk traceKey) (*workload.Trace, error) {
 	defer rc.Close()
 	if tk.sacct {
 		return workload.ReadSacct(w.Path, rc, workload.SacctOptions{SkipBadLines: w.SkipBadLines, Location: loc,
-			CPUsPerNode: tk.cores, AssumeExclusive: tk.exclusive})
+			CPUsPerNode: tk.cores, AssumeExclusive: tk.exclusive, Format: tk.format, FormatHint: SacctFormatHint})
 	}
 	return workload.ReadSWF(w.Path, rc, workload.ReadOptions{SkipBadLines: w.SkipBadLines})
 }
+
+// SacctFormatHint is how a scenario gives the fields of `sacct --noheader`
+// output: the sacct workload's `format` field (workload.SacctOptions.FormatHint).
+const SacctFormatHint = "`format \"JobID,Submit,…\"` in the sacct workload, in the order of sacct's --format"
 
 // keyOf identifies what a run reads from its trace file.
 func keyOf(r *Run) traceKey {
 	w := &r.Workload
 	k := traceKey{path: w.Path, skip: w.SkipBadLines}
 	if w.Kind == Sacct {
-		k.sacct, k.zone, k.cores, k.exclusive = true, w.TimeZone, r.Machine.Cores, w.Exclusive
+		k.sacct, k.zone, k.cores, k.exclusive, k.format = true, w.TimeZone, r.Machine.Cores, w.Exclusive, w.SacctFormat
 	}
 	return k
 }

@@ -91,7 +91,7 @@ func TestFeedInPiecesChangesNothing(t *testing.T) {
 		f := feedInPieces(jobs, seed, stop)
 		first, _, _ := f.first()
 		fed, err := simulate(first, m, m.Nodes, pol, nil, math.Inf(1), tariff.Clock{}, tariff.Flat(0.1),
-			append(opts, streamFrom(f, newPowerDraw(JobPower{Kind: ConstantPower, Value: 260}, m)))...)
+			append(opts, streamFrom(f, newPowerDraw(JobPower{Kind: ConstantPower, Value: 260}, m, nil)))...)
 		close(stop)
 		if pol.Name == "easy_sjf" {
 			if !errors.Is(err, errFeedAbandoned) {

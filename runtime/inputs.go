@@ -84,6 +84,9 @@ type RunInputs struct {
 	Span *TraceSpan
 	Jobs int      // the jobs the run simulates
 	Cut  CutStats // those its cuts dropped
+	// Names are the names of the trace's jobs (Slurm accounting); nil
+	// for other workloads.
+	Names *workload.Names
 	// First and Last are the first and last submissions of the jobs the
 	// run simulates; Window, when Windowed, its accounting (or measure)
 	// window; all in trace seconds.
@@ -137,7 +140,7 @@ func (ic *InputCheck) Run(run *Run) (ri RunInputs) {
 		ri.Err = err
 		return ri
 	}
-	ri.Nodes = info.Nodes
+	ri.Nodes, ri.Names = info.Nodes, info.Names
 	m := &run.Machine
 	model := machine.NewModel(machineSpec(m, info.Nodes))
 	ri.Infrastructure = model.Spec().Infrastructure
@@ -177,7 +180,7 @@ func (ic *InputCheck) Run(run *Run) (ri RunInputs) {
 		return ri
 	}
 	ri.Err = coversJobs(run, &su)
-	ri.OverBudget, ri.Lightest, ri.LightestW, ri.HeaviestW = overBudget(run, jobs, model, info.Nodes, su.acct.budget)
+	ri.OverBudget, ri.Lightest, ri.LightestW, ri.HeaviestW = overBudget(run, jobs, model, info.Nodes, su.acct.budget, su.names)
 	return ri
 }
 
@@ -217,7 +220,7 @@ func coversJobs(run *Run, su *setup) error {
 // and the job's power at the lowest pstate it may run at, on the nodes it
 // is given, is above the budget. It returns their number, the lightest
 // and its weight, and the heaviest's weight.
-func overBudget(run *Run, jobs []workload.Job, model *machine.Model, nodes int, budget float64) (n int, lightest int64, weight, heaviest float64) {
+func overBudget(run *Run, jobs []workload.Job, model *machine.Model, nodes int, budget float64, names *NameSets) (n int, lightest int64, weight, heaviest float64) {
 	p := &run.Policy
 	b := p.Budget
 	if b == nil || b.When != BudgetAlways || b.OfBaseline > 0 || p.Weight != nil || len(p.Powercaps) > 0 || math.IsInf(budget, 1) {
@@ -237,7 +240,7 @@ func overBudget(run *Run, jobs []workload.Job, model *machine.Model, nodes int, 
 		}
 	}
 	unit := max(1, p.Contiguous)
-	pw := jobPowers(jobs, run.Workload.Power, m)
+	pw := jobPowers(jobs, run.Workload.Power, m, names)
 	for i := range jobs {
 		j := &jobs[i]
 		alloc := (j.Nodes + unit - 1) / unit * unit

@@ -23,10 +23,28 @@ type JobField struct {
 	Dep   Deps // what reading it makes a rule depend on: DepJob, or DepWait
 	Num   func(*JobEnv) float64
 	Int   func(*JobEnv) int // integer fields; nil for the others
+	// Named fields are names on Slurm accounting (user, group, account,
+	// partition, QOS): the engine keeps their numbers (NameField's, in
+	// workload.Names), and rules on such a trace compare them with
+	// strings (names.go); on SWF they are SWF's numbers.
+	Named     bool
+	NameField workload.NameField
+	// Scope says which workloads' jobs have the field.
+	Scope FieldScope
 
 	fromJob func(e *JobEnv, j *workload.Job) // fixed fields
 	fromRun func(e *JobEnv, s *sim, j int32) // the others
 }
+
+// FieldScope says which workloads' jobs have a job field.
+type FieldScope uint8
+
+// Field scopes.
+const (
+	AllWorkloads FieldScope = iota
+	SacctOnly               // Slurm accounting's alone: account, qos
+	NotSacct                // not Slurm accounting's: SWF's queue number (Slurm has partitions and QOS)
+)
 
 // JobFieldTable lists the job fields in JobEnv's order: field i has bit
 // 1 << i.
@@ -34,18 +52,30 @@ var JobFieldTable = [...]JobField{
 	{Name: "id", Bit: FieldID, Fixed: true, Dep: DepJob, Doc: "the job's number in the trace (SWF field 1, Slurm's JobID)",
 		Num: func(e *JobEnv) float64 { return float64(e.ID) }, Int: func(e *JobEnv) int { return e.ID },
 		fromJob: func(e *JobEnv, j *workload.Job) { e.ID = int(j.ID) }},
-	{Name: "user", Bit: FieldUser, Fixed: true, Dep: DepJob, Doc: "the user's number (SWF field 12), −1 if unknown",
+	{Name: "user", Bit: FieldUser, Fixed: true, Dep: DepJob, Named: true, NameField: workload.NameUser,
+		Doc: "the user: SWF's number (field 12, −1 if unknown); Slurm's name (User)",
 		Num: func(e *JobEnv) float64 { return float64(e.User) }, Int: func(e *JobEnv) int { return e.User },
 		fromJob: func(e *JobEnv, j *workload.Job) { e.User = int(j.User) }},
-	{Name: "group", Bit: FieldGroup, Fixed: true, Dep: DepJob, Doc: "the group's number (SWF field 13), −1 if unknown",
+	{Name: "group", Bit: FieldGroup, Fixed: true, Dep: DepJob, Named: true, NameField: workload.NameGroup,
+		Doc: "the group: SWF's number (field 13, −1 if unknown); Slurm's name (Group)",
 		Num: func(e *JobEnv) float64 { return float64(e.Group) }, Int: func(e *JobEnv) int { return e.Group },
 		fromJob: func(e *JobEnv, j *workload.Job) { e.Group = int(j.Group) }},
-	{Name: "queue", Bit: FieldQueue, Fixed: true, Dep: DepJob, Doc: "the queue's number (SWF field 15), −1 if unknown",
+	{Name: "queue", Bit: FieldQueue, Fixed: true, Dep: DepJob, Scope: NotSacct,
+		Doc: "the queue's number (SWF field 15), −1 if unknown; Slurm has partitions and QOS instead",
 		Num: func(e *JobEnv) float64 { return float64(e.Queue) }, Int: func(e *JobEnv) int { return e.Queue },
 		fromJob: func(e *JobEnv, j *workload.Job) { e.Queue = int(j.Queue) }},
-	{Name: "partition", Bit: FieldPartition, Fixed: true, Dep: DepJob, Doc: "the partition's number (SWF field 16), −1 if unknown",
+	{Name: "partition", Bit: FieldPartition, Fixed: true, Dep: DepJob, Named: true, NameField: workload.NamePartition,
+		Doc: "the partition: SWF's number (field 16, −1 if unknown); Slurm's name (Partition)",
 		Num: func(e *JobEnv) float64 { return float64(e.Partition) }, Int: func(e *JobEnv) int { return e.Partition },
 		fromJob: func(e *JobEnv, j *workload.Job) { e.Partition = int(j.Partition) }},
+	{Name: "account", Bit: FieldAccount, Fixed: true, Dep: DepJob, Named: true, NameField: workload.NameAccount, Scope: SacctOnly,
+		Doc: "the Slurm account charged (Account)",
+		Num: func(e *JobEnv) float64 { return float64(e.Account) }, Int: func(e *JobEnv) int { return e.Account },
+		fromJob: func(e *JobEnv, j *workload.Job) { e.Account = int(j.Account) }},
+	{Name: "qos", Bit: FieldQOS, Fixed: true, Dep: DepJob, Named: true, NameField: workload.NameQOS, Scope: SacctOnly,
+		Doc: "the Slurm quality of service (QOS)",
+		Num: func(e *JobEnv) float64 { return float64(e.QOS) }, Int: func(e *JobEnv) int { return e.QOS },
+		fromJob: func(e *JobEnv, j *workload.Job) { e.QOS = int(j.QOS) }},
 	{Name: "submit", Bit: FieldSubmit, Fixed: true, Dep: DepJob, Doc: "when it was submitted, s on the trace's clock",
 		Num:     func(e *JobEnv) float64 { return e.Submit },
 		fromJob: func(e *JobEnv, j *workload.Job) { e.Submit = j.Submit }},

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pwrc/pwrc/runtime/tariff"
+	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // The job-field table is JobEnv: one entry per field, in its order, with
@@ -17,6 +18,7 @@ func TestJobFieldTable(t *testing.T) {
 		t.Fatalf("JobEnv has %d fields, the table %d", typ.NumField(), len(JobFieldTable))
 	}
 	var all JobFields
+	var named [workload.NumNameFields]bool
 	for i, f := range JobFieldTable {
 		sf := typ.Field(i)
 		if tag := sf.Tag.Get("expr"); tag != f.Name {
@@ -37,7 +39,23 @@ func TestJobFieldTable(t *testing.T) {
 		if (f.Dep == DepWait) != (f.Name == "wait") || f.Dep&^(DepJob|DepWait) != 0 {
 			t.Errorf("%s: dep %b", f.Name, f.Dep)
 		}
+		// The name fields are workload.Names', each once, under its key.
+		if f.Named {
+			if f.NameField >= workload.NumNameFields || named[f.NameField] || workload.NameFieldKeys[f.NameField] != f.Name || f.Int == nil {
+				t.Errorf("%s: name field %d", f.Name, f.NameField)
+			}
+			named[f.NameField] = true
+		}
+		if (f.Scope == SacctOnly) != (f.Name == "account" || f.Name == "qos") || (f.Scope == NotSacct) != (f.Name == "queue") ||
+			f.Scope != AllWorkloads && !f.Fixed {
+			t.Errorf("%s: scope %d", f.Name, f.Scope)
+		}
 		all |= f.Bit
+	}
+	for k, ok := range named {
+		if !ok {
+			t.Errorf("name field %s is no job field", workload.NameFieldKeys[k])
+		}
 	}
 	if all != AllJobFields {
 		t.Errorf("AllJobFields %b, the table's %b", AllJobFields, all)
@@ -51,6 +69,7 @@ func TestSetJobEnvFillsEachField(t *testing.T) {
 	jobs := randomJobs(r, 200, 32, 60)
 	for i := range jobs {
 		jobs[i].User, jobs[i].Group, jobs[i].Queue, jobs[i].Partition = int32(r.IntN(9)), int32(r.IntN(9)), int32(r.IntN(9)), int32(1+r.IntN(3))
+		jobs[i].Account, jobs[i].QOS = int32(r.IntN(9)-1), int32(r.IntN(9)-1)
 	}
 	m := testMachine(32)
 	pol := Policy{Name: "easy", Backfill: EASY, Contiguous: 4}
@@ -66,6 +85,7 @@ func TestSetJobEnvFillsEachField(t *testing.T) {
 	for j := range int32(len(jobs)) {
 		jb := &jobs[j]
 		want := JobEnv{ID: int(jb.ID), User: int(jb.User), Group: int(jb.Group), Queue: int(jb.Queue), Partition: int(jb.Partition),
+			Account: int(jb.Account), QOS: int(jb.QOS),
 			Submit: jb.Submit, Wait: s.now - jb.Submit, Nodes: jb.Nodes, Procs: jb.Procs, Runtime: jb.Runtime, Walltime: jb.Walltime,
 			Estimate: s.est[j], Power: s.jw[j], PowerPerNode: s.pw[j], Alloc: int(s.alloc[j])}
 		s.env.Job = JobEnv{}
@@ -75,7 +95,7 @@ func TestSetJobEnvFillsEachField(t *testing.T) {
 		}
 		wv := reflect.ValueOf(want)
 		for i, f := range JobFieldTable {
-			junk := JobEnv{ID: -7, User: -7, Group: -7, Queue: -7, Partition: -7, Submit: -7, Wait: -7, Nodes: -7, Procs: -7,
+			junk := JobEnv{ID: -7, User: -7, Group: -7, Queue: -7, Partition: -7, Account: -7, QOS: -7, Submit: -7, Wait: -7, Nodes: -7, Procs: -7,
 				Runtime: -7, Walltime: -7, Estimate: -7, Power: -7, PowerPerNode: -7, Alloc: -7}
 			s.env.Job = junk
 			s.setJobEnv(j, f.Bit)

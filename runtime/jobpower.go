@@ -12,8 +12,8 @@ import (
 // measured where it did (sacct), else the model. Draws come from a
 // generator seeded by the workload, in job order, so every run of an
 // experiment gives a job the same power whatever its policy.
-func jobPowers(jobs []workload.Job, jp JobPower, m *Machine) []float64 {
-	return newPowerDraw(jp, m).append(make([]float64, 0, len(jobs)), jobs)
+func jobPowers(jobs []workload.Job, jp JobPower, m *Machine, names *NameSets) []float64 {
+	return newPowerDraw(jp, m, names).append(make([]float64, 0, len(jobs)), jobs)
 }
 
 // powerDraw gives jobs their power in job order, for jobPowers or for
@@ -26,8 +26,9 @@ type powerDraw struct {
 	env Env
 }
 
-func newPowerDraw(jp JobPower, m *Machine) *powerDraw {
+func newPowerDraw(jp JobPower, m *Machine, names *NameSets) *powerDraw {
 	d := &powerDraw{jp: jp, m: m}
+	d.env.Names = names
 	if jp.Kind == UniformPower || jp.Kind == NormalPower {
 		d.rng = rand.New(rand.NewPCG(jp.Seed, 0x6a09e667f3bcc909))
 	}

@@ -150,6 +150,10 @@ type Workload struct {
 	// ConsumedEnergyRaw is its own; otherwise a job counts as holding whole
 	// nodes when its CPUs are its nodes × the machine's cores.
 	Exclusive bool
+	// SacctFormat lists the fields of `sacct --noheader` output, as
+	// sacct's --format takes them ("JobID,Submit,…"); empty: the file's
+	// first line is its header.
+	SacctFormat string
 }
 
 // JobPowerKind is how a job's power is modelled.

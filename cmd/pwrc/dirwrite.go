@@ -206,7 +206,7 @@ func (d *outDir) runFiles(r *pwrt.Result) []runFile {
 		}
 		out = append(out, runFile{name + batsimScheduleSuffix, name, "schedule", func(b *bytes.Buffer) { writeBatsimSchedule(b, r) }})
 	case d.jobs:
-		out = append(out, runFile{name + ".csv", name, "jobs", func(b *bytes.Buffer) { writeJobsCSV(b, r.Jobs) }})
+		out = append(out, runFile{name + ".csv", name, "jobs", func(b *bytes.Buffer) { writeJobsCSV(b, r.Jobs, r.Workload.Names) }})
 	}
 	if d.series {
 		out = append(out, runFile{name + ".hours.csv", name, "series", func(b *bytes.Buffer) { writeHoursCSV(b, &r.Metrics) }})

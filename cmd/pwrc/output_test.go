@@ -203,7 +203,7 @@ experiment e {
 }
 
 // jobsHeader is the header of every --jobs CSV.
-const jobsHeader = "id,submit,start,end,nodes,procs,walltime,wait,power_w,alloc,user,group,queue,partition,node_list,pstate,freq_hz"
+const jobsHeader = "id,submit,start,end,nodes,procs,walltime,wait,power_w,alloc,user,group,queue,partition,account,qos,node_list,pstate,freq_hz"
 
 // TestJobsCSVTraceFields: --jobs carries each job's user, group, queue and
 // partition (SWF fields 12, 13, 15, 16), empty where the trace says -1
@@ -245,9 +245,10 @@ experiment t {
 	want := [][]string{
 		strings.Split(jobsHeader, ","),
 		// Nodes are counted, not placed (no levels, no allocator): no node lists.
-		{"1", "0", "0", "100", "4", "4", "200", "0", "1880", "16", "12", "3", "2", "7", "", "0", ""},
-		{"2", "10", "10", "110", "8", "8", "200", "0", "2640", "16", "", "", "", "", "", "0", ""},
-		{"3", "20", "20", "70", "2", "2", "100", "0", "1500", "16", "5", "0", "0", "0", "", "0", ""},
+		// SWF has no account or QOS.
+		{"1", "0", "0", "100", "4", "4", "200", "0", "1880", "16", "12", "3", "2", "7", "", "", "", "0", ""},
+		{"2", "10", "10", "110", "8", "8", "200", "0", "2640", "16", "", "", "", "", "", "", "", "0", ""},
+		{"3", "20", "20", "70", "2", "2", "100", "0", "1500", "16", "5", "0", "0", "0", "", "", "", "0", ""},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d:\n%v", len(rows), len(want), rows)

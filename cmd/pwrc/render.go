@@ -18,6 +18,7 @@ import (
 
 	"github.com/pwrc/pwrc/internal/numfmt"
 	pwrt "github.com/pwrc/pwrc/runtime"
+	"github.com/pwrc/pwrc/runtime/workload"
 )
 
 // render writes the results of a plan in the requested format.
@@ -816,6 +817,9 @@ func renderJSON(w io.Writer, results []*pwrt.Result) error {
 					"measured_power": k.Measured, "energy_not_used": k.EnergyShared + k.EnergyUnverified + k.EnergyImplausible,
 					"energy_none": k.EnergyNone}
 			}
+			if n := r.Workload.Names; n != nil {
+				j.Workload["names"] = namesJSON(n)
+			}
 			if k := r.Workload.Cut; k.Dropped() > 0 {
 				j.Workload["cut_keep"], j.Workload["cut_submitted"] = k.Keep, k.Submitted
 				j.Workload["jobs_simulated"] = c.Jobs - k.Dropped()
@@ -920,13 +924,16 @@ func csvValue(v any) string {
 }
 
 // jobsCSVHeader names the columns of a --jobs file.
-const jobsCSVHeader = "id,submit,start,end,nodes,procs,walltime,wait,power_w,alloc,user,group,queue,partition,node_list,pstate,freq_hz\n"
+const jobsCSVHeader = "id,submit,start,end,nodes,procs,walltime,wait,power_w,alloc,user,group,queue,partition,account,qos,node_list,pstate,freq_hz\n"
 
 // writeJobsCSV writes per-job records: times in seconds on the trace's
-// clock; user, group, queue and partition empty where the trace has -1
-// (unknown); the nodes a job held as ranges ("0-15,32", quoted), its
-// pstate (0: the highest) and frequency (empty without pstates).
-func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
+// clock; user, group, queue and partition as the trace's numbers, empty
+// where it has -1 (unknown), or, for Slurm accounting (names not nil),
+// user, group, partition, account and QOS as the trace's names, empty
+// where it has none (and no queue); the nodes a job held as ranges
+// ("0-15,32", quoted), its pstate (0: the highest) and frequency (empty
+// without pstates).
+func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord, names *workload.Names) {
 	b.WriteString(jobsCSVHeader)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	known := func(v int) string {
@@ -935,12 +942,7 @@ func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
 		}
 		return strconv.Itoa(v)
 	}
-	quoted := func(s string) string {
-		if strings.Contains(s, ",") {
-			return `"` + s + `"`
-		}
-		return s
-	}
+	name := func(field workload.NameField, id int) string { return csvCell(names.Name(field, id)) }
 	freq := func(hz float64) string {
 		if hz == 0 {
 			return ""
@@ -949,14 +951,38 @@ func writeJobsCSV(b *bytes.Buffer, jobs []pwrt.JobRecord) {
 	}
 	for _, j := range jobs {
 		b.WriteString(strconv.FormatInt(j.ID, 10))
+		user, group, queue, part, account, qos := known(j.User), known(j.Group), known(j.Queue), known(j.Partition), "", ""
+		if names != nil {
+			user, group, queue, part = name(workload.NameUser, j.User), name(workload.NameGroup, j.Group), "", name(workload.NamePartition, j.Partition)
+			account, qos = name(workload.NameAccount, j.Account), name(workload.NameQOS, j.QOS)
+		}
 		for _, s := range []string{f(j.Submit), f(j.Start), f(j.End), strconv.Itoa(j.Nodes), strconv.Itoa(j.Procs), f(j.Walltime),
-			f(j.Start - j.Submit), f(j.Power), strconv.Itoa(j.Alloc), known(j.User), known(j.Group), known(j.Queue), known(j.Partition),
-			quoted(j.NodeList), strconv.Itoa(j.PState), freq(j.Freq)} {
+			f(j.Start - j.Submit), f(j.Power), strconv.Itoa(j.Alloc), user, group, queue, part, account, qos,
+			csvCell(j.NodeList), strconv.Itoa(j.PState), freq(j.Freq)} {
 			b.WriteByte(',')
 			b.WriteString(s)
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// csvCell quotes a CSV cell that needs it (RFC 4180): one holding a comma,
+// a quote or a line break.
+func csvCell(s string) string {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// namesJSON is a Slurm trace's names as JSON gives them: by field, each
+// list in the order the trace numbers them (its jobs' first appearance).
+func namesJSON(n *workload.Names) map[string][]string {
+	out := map[string][]string{}
+	for f, key := range workload.NameFieldKeys {
+		out[key] = append([]string{}, n[f]...)
+	}
+	return out
 }
 
 // pstateCoreShare is the share of core-time, %, at the pstate of mhz MHz,

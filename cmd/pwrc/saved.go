@@ -231,12 +231,13 @@ func (s *saved) readRun(run *pwrt.Run, jr jsonRun, headers map[string]*workload.
 			return nil, fmt.Errorf("%s: %v", path(".states.csv"), err)
 		}
 	}
+	r.Workload = workloadFromMap(jr.Workload)
 	for _, suffix := range []string{".csv", batsimJobsSuffix} { // pwrc's jobs, or Batsim's
 		f, err := os.Open(path(suffix))
 		if err != nil {
 			continue
 		}
-		r.Jobs, err = readJobsCSV(f)
+		r.Jobs, err = readJobsCSV(f, r.Workload.Names)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path(suffix), err)
@@ -244,7 +245,6 @@ func (s *saved) readRun(run *pwrt.Run, jr jsonRun, headers map[string]*workload.
 		break
 	}
 	r.Metrics = metricsFromMap(jr.Metrics, r.States)
-	r.Workload = workloadFromMap(jr.Workload)
 	r.Workload.Path = run.Workload.Path
 	if run.Workload.Path == "" && run.Workload.Name == "" && r.Workload.Name != "synthetic" {
 		r.Workload.Path = r.Workload.Name // a run laid out from results.json alone: a trace, by its name
@@ -333,8 +333,12 @@ var batsimNames = map[string]string{"job_id": "id", "submission_time": "submit",
 	"finish_time": "end", "requested_number_of_resources": "nodes", "requested_time": "walltime"}
 
 // readJobsCSV reads a --jobs file, pwrc's or Batsim's: the times, sizes
-// and power of each job.
-func readJobsCSV(r io.Reader) ([]pwrt.JobRecord, error) {
+// and power of each job, and what the trace says of it: user, group,
+// queue and partition numbers, or, for a run on Slurm accounting (names,
+// from its JSON, not nil), the names of its user, group, account,
+// partition and QOS, numbered as names numbers them (a name it lacks is
+// added).
+func readJobsCSV(r io.Reader, names *workload.Names) ([]pwrt.JobRecord, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -360,8 +364,49 @@ func readJobsCSV(r io.Reader) ([]pwrt.JobRecord, error) {
 		}
 		return 0
 	}
+	cell := func(rec []string, name string) (string, bool) {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return rec[i], true
+		}
+		return "", false
+	}
+	// A trace's number: -1 for an empty cell or no column.
+	number := func(rec []string, name string) (int, error) {
+		s, _ := cell(rec, name)
+		if s == "" {
+			return -1, nil
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return 0, fmt.Errorf("column %s: %q is not a number, and the run's JSON gives no names (a Slurm trace's)", name, s)
+		}
+		return v, nil
+	}
+	ids := [workload.NumNameFields]map[string]int{}
+	if names != nil {
+		for f := range ids {
+			ids[f] = map[string]int{}
+			for i, n := range names[f] {
+				ids[f][n] = i + 1
+			}
+		}
+	}
+	// A Slurm trace's name's number: -1 for an empty cell or no column.
+	named := func(rec []string, f workload.NameField) int {
+		s, _ := cell(rec, workload.NameFieldKeys[f])
+		if s == "" {
+			return -1
+		}
+		id, ok := ids[f][s]
+		if !ok {
+			names[f] = append(names[f], s)
+			id = len(names[f])
+			ids[f][s] = id
+		}
+		return id
+	}
 	var jobs []pwrt.JobRecord
-	for {
+	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return jobs, nil
@@ -371,7 +416,20 @@ func readJobsCSV(r io.Reader) ([]pwrt.JobRecord, error) {
 		}
 		j := pwrt.JobRecord{ID: int64(num(rec, "id")), Submit: num(rec, "submit"), Start: num(rec, "start"), End: num(rec, "end"),
 			Nodes: int(num(rec, "nodes")), Procs: int(num(rec, "procs")), Walltime: num(rec, "walltime"), Power: num(rec, "power_w"),
-			Alloc: int(num(rec, "alloc"))}
+			Alloc: int(num(rec, "alloc")), User: -1, Group: -1, Queue: -1, Partition: -1}
+		if names != nil {
+			j.User, j.Group, j.Partition = named(rec, workload.NameUser), named(rec, workload.NameGroup), named(rec, workload.NamePartition)
+			j.Account, j.QOS = named(rec, workload.NameAccount), named(rec, workload.NameQOS)
+		} else {
+			for _, c := range []struct {
+				name string
+				to   *int
+			}{{"user", &j.User}, {"group", &j.Group}, {"queue", &j.Queue}, {"partition", &j.Partition}} {
+				if *c.to, err = number(rec, c.name); err != nil {
+					return nil, fmt.Errorf("line %d: %v", line, err)
+				}
+			}
+		}
 		if _, ok := col["consumed_energy"]; ok && j.End > j.Start { // Batsim's: energy, not power
 			j.Power = num(rec, "consumed_energy") / (j.End - j.Start)
 		}
@@ -532,5 +590,16 @@ func workloadFromMap(w map[string]any) pwrt.WorkloadInfo {
 		DroppedSubmit: i("dropped_submit"), DroppedWide: i("dropped_wide"), RuntimeCapped: i("runtime_capped"),
 		WalltimeFromRuntime: i("walltime_from_runtime"), ProcsFromRequested: i("procs_from_requested")}
 	info.Cut = pwrt.CutStats{Keep: i("cut_keep"), Submitted: i("cut_submitted")}
+	if m, ok := w["names"].(map[string]any); ok { // a Slurm trace's
+		var names workload.Names
+		for f, key := range workload.NameFieldKeys {
+			list, _ := m[key].([]any)
+			for _, v := range list {
+				s, _ := v.(string)
+				names[f] = append(names[f], s)
+			}
+		}
+		info.Names = &names
+	}
 	return info
 }

@@ -142,6 +142,8 @@ func (cl *Cleaner) Add(rs []Record) {
 			Group:     int32(r.Group),
 			Queue:     int32(r.Queue),
 			Partition: int32(r.Partition),
+			Account:   int32(r.Account),
+			QOS:       int32(r.QOS),
 			Line:      int32(r.Line),
 			Power:     power,
 			Capped:    capped,

@@ -15,11 +15,15 @@ type Job struct {
 	Procs    int     // processors (field 5, else field 8)
 	Nodes    int     // the trace's node count if it has one (sacct), else ceil(Procs / cores per node)
 	Power    float64 // measured power per node, W (sacct); 0 = none: the machine's model applies
-	// int32 keeps a job within 80 bytes: the engine walks jobs by index.
+	// int32 keeps a job within 88 bytes: the engine walks jobs by index.
+	// On Slurm accounting, User, Group, Account, Partition and QOS number
+	// the names of Trace.Sacct.Names (see Record).
 	User      int32 // field 12, -1 if unknown
 	Group     int32 // field 13, -1 if unknown
-	Queue     int32 // field 15, -1 if unknown
+	Queue     int32 // field 15, -1 if unknown (sacct: -1, Slurm has partitions and QOS)
 	Partition int32 // field 16, -1 if unknown
+	Account   int32 // sacct's Account; -1 if empty, 0 in other traces
+	QOS       int32 // sacct's QOS; -1 if empty, 0 in other traces
 	Line      int32 // 1-based line in the trace file; 0 for synthetic jobs
 	Capped    bool  // its run time was capped at its requested time (killed there)
 }

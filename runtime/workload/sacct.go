@@ -74,6 +74,11 @@ type SacctOptions struct {
 	// fields anyway, that line is skipped.
 	Format string
 
+	// FormatHint says how the caller's users give Format, for the
+	// messages about a file without a header (e.g. a scenario's
+	// `format "JobID,Submit,…"` field); empty: SacctOptions.Format.
+	FormatHint string
+
 	// CPUsPerNode is the number of CPUs, as Slurm counts them (hardware
 	// threads where Slurm is configured so), of a node of the cluster that
 	// wrote the accounting: a property of the trace, not of the machine it
@@ -90,24 +95,13 @@ type SacctOptions struct {
 
 // SacctInfo is what ReadSacct knows beyond the Records: the counts of what
 // reading did and the names behind the small integers of Record.User,
-// Group, Queue and Partition. Trace.Sacct is nil for SWF traces.
+// Group, Account, Partition and QOS. Trace.Sacct is nil for SWF traces.
 type SacctInfo struct {
 	Stats SacctStats
-	// Names by number: Record.User u (u ≥ 1) is Users[u-1], and so on.
-	// Numbers are given in order of first appearance on a job line,
-	// starting at 1 as SWF does; an empty field is -1.
-	Users      []string // User
-	Groups     []string // Group
-	Partitions []string // Partition
-	QOS        []string // QOS, as Record.Queue
-}
-
-// Name returns names[id-1], or "" when id is out of range (e.g. -1).
-func (s *SacctInfo) Name(names []string, id int) string {
-	if id < 1 || id > len(names) {
-		return ""
-	}
-	return names[id-1]
+	// Names by number: Record.User u (u ≥ 1) is Names[NameUser][u-1], and
+	// so on. Numbers are given in order of first appearance on a job
+	// line, starting at 1 as SWF does; an empty field is -1.
+	Names Names
 }
 
 // SacctStats counts what ReadSacct did. Malformed lines skipped with
@@ -126,7 +120,7 @@ type SacctStats struct {
 
 	DroppedPendingArray int // ArrayJobID_[range] lines: array tasks that never started
 	DroppedPending      int // PENDING (and held) jobs
-	DroppedNotStarted   int // jobs that ended without starting (Start Unknown or None), e.g. cancelled while pending
+	DroppedNotStarted   int // jobs that ended without starting, e.g. cancelled while pending (see ReadSacct)
 	DroppedUnfinished   int // jobs running (or suspended, ...) when sacct ran, or without an End
 
 	NoTimelimit int // jobs kept whose Timelimit is UNLIMITED, Partition_Limit, INVALID or empty: ReqTime -1
@@ -181,7 +175,7 @@ func OpenSacct(path string, opt SacctOptions) (*Trace, error) {
 // columns are ignored). Needed: JobID, Submit, a run time (Elapsed,
 // ElapsedRaw, or Start and End), and AllocCPUS or NCPUS. Used when present:
 // JobIDRaw, Start, End, Timelimit (or TimelimitRaw), NNodes, ReqCPUS,
-// State, User, Group, Partition, QOS, ConsumedEnergyRaw. Every known
+// State, User, Group, Account, Partition, QOS, ConsumedEnergyRaw. Every known
 // column is checked on every line, steps included; a malformed line is a
 // *LineError naming the line, or with SkipBadLines is counted in
 // Trace.BadLines (the first few line numbers in Trace.FirstBad).
@@ -218,11 +212,14 @@ func OpenSacct(path string, opt SacctOptions) (*Trace, error) {
 // then uses the run time). Status is SWF's: 1 COMPLETED; 0 FAILED,
 // TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, SPECIAL_EXIT,
 // LAUNCH_FAILED; 5 CANCELLED, PREEMPTED, REQUEUED; -1 other states or no
-// State column. User, Group, Queue (QOS) and Partition are numbers from 1
-// for the names in Trace.Sacct.
+// State column. User, Group, Account, Partition and QOS are numbers from 1
+// for the names in Trace.Sacct.Names, given in order of first appearance
+// among the jobs kept (-1 for an empty field); Queue is -1 (Slurm has
+// partitions and QOS, not SWF's queue number).
 //
-// Jobs never started are dropped: PENDING (and held) jobs, and jobs whose
-// Start is Unknown or None (cancelled while pending). So are jobs not
+// Jobs never started are dropped: PENDING (and held) jobs, jobs whose
+// Start is Unknown or None, and jobs ended while pending, to which Slurm
+// gives Start = End (see neverStarted). So are jobs not
 // finished when sacct ran: RUNNING, SUSPENDED and the like, or any job
 // whose End is Unknown, since their Elapsed is only the time so far.
 //
@@ -270,10 +267,39 @@ func ReadSacct(name string, r io.Reader, opt SacctOptions) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if !p.haveHeader {
-		return nil, &LineError{File: name, Line: max(p.line, 1), Col: 1, Msg: "no header line: want `sacct --parsable2` output with its header (or give the format of --noheader output)"}
+		return nil, &LineError{File: name, Line: max(p.line, 1), Col: 1, Msg: "no header line: want `sacct --parsable2` output with its header; " + p.noHeaderHint()}
 	}
 	p.finish()
 	return p.t, nil
+}
+
+// CheckSacctFormat checks a format for SacctOptions.Format: the fields, by
+// name as sacct --format takes them, that ReadSacct needs. It returns what
+// is wrong, or nil.
+func CheckSacctFormat(format string) error {
+	p, err := newSacctParser("format", SacctOptions{})
+	if err != nil {
+		return err
+	}
+	names := strings.Split(format, ",")
+	bs := make([][]byte, len(names))
+	for i, n := range names {
+		bs[i] = []byte(n)
+	}
+	if msg := p.columns(bs, "format"); msg != "" {
+		return errors.New(strings.TrimPrefix(msg, "format: "))
+	}
+	return nil
+}
+
+// noHeaderHint ends the messages about a file without a header line: how
+// to read `sacct --noheader` output.
+func (p *sacctParser) noHeaderHint() string {
+	how := p.opt.FormatHint
+	if how == "" {
+		how = "SacctOptions.Format"
+	}
+	return "for `sacct --noheader` output, give its fields with " + how
 }
 
 // Columns pwrc knows.
@@ -296,6 +322,7 @@ const (
 	colGroup
 	colPartition
 	colQOS
+	colAccount
 	colEnergy
 	numCols
 )
@@ -303,7 +330,7 @@ const (
 var sacctColumns = [numCols]string{
 	"JobID", "JobIDRaw", "Submit", "Start", "End", "Elapsed", "ElapsedRaw",
 	"Timelimit", "TimelimitRaw", "NNodes", "NCPUS", "AllocCPUS", "ReqCPUS",
-	"State", "User", "Group", "Partition", "QOS", "ConsumedEnergyRaw",
+	"State", "User", "Group", "Partition", "QOS", "Account", "ConsumedEnergyRaw",
 }
 
 // Job ID kinds.
@@ -355,10 +382,7 @@ type sacctUnit struct {
 	nodes    int // -1 unknown
 	cpus     int
 	reqCPUs  int
-	user     int
-	group    int
-	part     int
-	qos      int
+	names    [NumNameFields]int // numbers of the user, group, account, partition and QOS
 	status   int
 	drop     dropReason
 	excl     bool    // held whole nodes (by the options)
@@ -408,12 +432,15 @@ type sacctParser struct {
 	idx        [numCols]int
 	fields     [][]byte
 
-	st                             SacctStats
-	units                          []sacctUnit
-	byKey                          map[unitKey]int
-	hetLead                        map[int64]int
-	users, groups, parts, qosNames namer
+	st      SacctStats
+	units   []sacctUnit
+	byKey   map[unitKey]int
+	hetLead map[int64]int
+	namers  [NumNameFields]namer
 }
+
+// nameCols are the columns of the name fields, by NameField.
+var nameCols = [NumNameFields]int{NameUser: colUser, NameGroup: colGroup, NameAccount: colAccount, NamePartition: colPartition, NameQOS: colQOS}
 
 func newSacctParser(name string, opt SacctOptions) (*sacctParser, error) {
 	p := &sacctParser{
@@ -537,8 +564,16 @@ func (p *sacctParser) handle(b []byte) error {
 		p.haveHeader = true
 		return nil
 	}
-	if first && p.format && p.isHeader(b) {
-		return nil
+	if first && p.format {
+		if p.isHeader(b) {
+			return nil
+		}
+		// A header, though not of the format: the format is wrong for
+		// this file, which says its own fields.
+		if f := p.split(b); len(f) > 0 && equalFold(trimSpace(f[0]), "JobID") {
+			return &LineError{File: p.t.Name, Line: p.line, Col: 1, Msg: "header: the first line is a header whose fields are not the format's: " +
+				"leave the format out to read the header, or give the fields in its order"}
+		}
 	}
 	if msg := p.row(b); msg != "" {
 		return p.bad(msg)
@@ -577,7 +612,7 @@ func (p *sacctParser) columns(names [][]byte, what string) string {
 	}
 	if _, ok := parseJobID(trimSpace(names[0])); ok && what == "header" {
 		p.at = p.fieldAt(0)
-		return fmt.Sprintf("header: the first line is data (JobID %q): for output without a header, give its format", clip(trimSpace(names[0])))
+		return fmt.Sprintf("header: the first line is data (JobID %q): %s", clip(trimSpace(names[0])), p.noHeaderHint())
 	}
 	for i, n := range names {
 		n = trimSpace(n)
@@ -616,7 +651,7 @@ func (p *sacctParser) columns(names [][]byte, what string) string {
 	if len(missing) > 0 {
 		msg := fmt.Sprintf("%s: no %s field", what, strings.Join(missing, " field, no "))
 		if what == "header" {
-			msg += " (for output without a header, give its format)"
+			msg += " (" + p.noHeaderHint() + ")"
 		}
 		return msg
 	}
@@ -683,7 +718,11 @@ type sacctRow struct {
 // is wrong, in which case nothing has changed.
 func (p *sacctParser) row(b []byte) string {
 	if n := bytes.Count(b, p.delim) + 1; n != p.nf {
-		msg := fmt.Sprintf("expected %d fields as in the header, found %d", p.nf, n)
+		as := "the header"
+		if p.format {
+			as = "the format"
+		}
+		msg := fmt.Sprintf("expected %d fields as in %s, found %d", p.nf, as, n)
 		p.split(b)
 		p.at = len(bytes.TrimRight(b, " \t\r\v\f"))
 		if n > p.nf {
@@ -897,10 +936,6 @@ func (p *sacctParser) apply(r *sacctRow) {
 		nodes:    r.nodes,
 		cpus:     r.cpus,
 		reqCPUs:  r.req,
-		user:     p.users.id(p.col(colUser)),
-		group:    p.groups.id(p.col(colGroup)),
-		part:     p.parts.id(p.col(colPartition)),
-		qos:      p.qosNames.id(p.col(colQOS)),
 		status:   -1,
 		eJob:     max(r.energy, 0),
 		lastOff:  r.id.sub,
@@ -908,6 +943,9 @@ func (p *sacctParser) apply(r *sacctRow) {
 	if r.id.kind == kindPendingArray {
 		p.st.DroppedPendingArray++
 		return
+	}
+	for f, c := range nameCols {
+		u.names[f] = p.namers[f].id(p.col(c))
 	}
 	u.id = r.id.base
 	if r.raw >= 0 && r.id.kind != kindHet {
@@ -924,6 +962,8 @@ func (p *sacctParser) apply(r *sacctRow) {
 		u.drop = dropNotStarted
 	case p.idx[colEnd] >= 0 && !r.hasEnd:
 		u.drop = dropUnfinished
+	case p.neverStarted(r):
+		u.drop = dropNotStarted
 	}
 	i := len(p.units)
 	u.lead = i
@@ -942,6 +982,29 @@ func (p *sacctParser) apply(r *sacctRow) {
 	}
 	p.byKey[key] = i
 	p.units = append(p.units, u)
+}
+
+// neverStarted reports whether a finished job's line, whose Start is known
+// or absent, says it ended without starting. Slurm gives a job it ends while
+// pending (cancelled, past its deadline, refused for its account) a Start
+// equal to its End, the instant it ended — its Submit, when that was at
+// once — an Elapsed of 0 and no allocation (AllocCPUS 0). So a line whose
+// run lasted no time (Start = End, or an Elapsed of 0 without Start and
+// End) is of a job that never started when it held no CPUs, or when it was
+// CANCELLED with Start = End = Submit. (A job that started and ended in the
+// same second holds CPUs: it is kept, and cleaning drops it for its run
+// time of 0.)
+func (p *sacctParser) neverStarted(r *sacctRow) bool {
+	switch {
+	case r.hasStart && r.hasEnd:
+		if r.end != r.start {
+			return false
+		}
+	case p.idx[colStart] >= 0 && p.idx[colEnd] >= 0 || r.elapsed != 0:
+		return false
+	}
+	atSubmit := r.hasStart && r.hasEnd && r.start == r.submit
+	return r.cpus == 0 || atSubmit && string(r.state) == "CANCELLED"
 }
 
 // finish folds heterogeneous components into their leaders and turns the
@@ -1013,11 +1076,29 @@ func (p *sacctParser) finish() {
 			first = min(first, u.submit)
 		}
 	}
+	// The names are numbered again, in order of first appearance among
+	// the jobs kept: the tables then hold the names of the jobs read, and
+	// no name of a job dropped (never started, say).
+	var renum [NumNameFields][]int
+	var names Names
+	for f := range renum {
+		renum[f] = make([]int, len(p.namers[f].names)+1)
+	}
 	recs := make([]Record, 0, kept)
 	for i := range units {
 		u := &units[i]
 		if u.lead != i || u.drop != keep {
 			continue
+		}
+		for f, id := range u.names {
+			if id < 1 {
+				continue
+			}
+			if renum[f][id] == 0 {
+				names[f] = append(names[f], p.namers[f].names[id-1])
+				renum[f][id] = len(names[f])
+			}
+			u.names[f] = renum[f][id]
 		}
 		wait := -1.0
 		if u.hasStart && u.start >= u.submit {
@@ -1035,10 +1116,12 @@ func (p *sacctParser) finish() {
 			ReqProcs:   u.reqCPUs,
 			ReqTime:    u.reqTime,
 			Status:     u.status,
-			User:       u.user,
-			Group:      u.group,
-			Queue:      u.qos,
-			Partition:  u.part,
+			User:       u.names[NameUser],
+			Group:      u.names[NameGroup],
+			Queue:      -1,
+			Partition:  u.names[NamePartition],
+			Account:    u.names[NameAccount],
+			QOS:        u.names[NameQOS],
 			Line:       u.line,
 			Nodes:      max(u.nodes, 0),
 			Power:      p.power(u),
@@ -1050,13 +1133,7 @@ func (p *sacctParser) finish() {
 		p.t.Header.UnixStartTime, p.t.Header.HasStartTime = first, true
 	}
 	p.t.Header.TimeZoneString = p.loc.String()
-	p.t.Sacct = &SacctInfo{
-		Stats:      p.st,
-		Users:      p.users.names,
-		Groups:     p.groups.names,
-		Partitions: p.parts.names,
-		QOS:        p.qosNames.names,
-	}
+	p.t.Sacct = &SacctInfo{Stats: p.st, Names: names}
 	p.units, p.byKey, p.hetLead = nil, nil, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -79,8 +80,9 @@ func checkSacct(t *testing.T, tr *Trace, opt SacctOptions) {
 			t.Fatalf("record %+v: power without run time or nodes", r)
 		case r.Status != -1 && r.Status != 0 && r.Status != 1 && r.Status != 5:
 			t.Fatalf("record %+v: status", r)
-		case !inNames(r.User, tr.Sacct.Users) || !inNames(r.Group, tr.Sacct.Groups) ||
-			!inNames(r.Partition, tr.Sacct.Partitions) || !inNames(r.Queue, tr.Sacct.QOS):
+		case !inNames(r.User, tr.Sacct.Names[NameUser]) || !inNames(r.Group, tr.Sacct.Names[NameGroup]) ||
+			!inNames(r.Partition, tr.Sacct.Names[NamePartition]) || !inNames(r.QOS, tr.Sacct.Names[NameQOS]) ||
+			!inNames(r.Account, tr.Sacct.Names[NameAccount]) || r.Queue != -1:
 			t.Fatalf("record %+v: a name number out of range", r)
 		}
 		if r.Power > 0 {
@@ -117,24 +119,25 @@ func TestReadSacctSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSacct(t, tr, opt)
-	rec := func(id int64, line int, submit, wait, run float64, procs int, reqTime float64, status, user, group, qos, part, nodes int, power float64) Record {
+	rec := func(id int64, line int, submit, wait, run float64, procs int, reqTime float64, status, user, group, account, part, qos, nodes int, power float64) Record {
 		return Record{ID: id, Submit: submit, Wait: wait, Runtime: run, AllocProcs: procs, ReqProcs: procs, ReqTime: reqTime,
-			Status: status, User: user, Group: group, Queue: qos, Partition: part, Line: line, Nodes: nodes, Power: power}
+			Status: status, User: user, Group: group, Queue: -1, Partition: part, Account: account, QOS: qos, Line: line, Nodes: nodes, Power: power}
 	}
 	want := []Record{
-		rec(4100001, 2, 0, 5, 7200, 256, 93784, 1, 1, 1, 1, 1, 2, 400),
-		rec(4100011, 6, 4500, 2, 1800, 128, 1800, 1, 2, 2, 1, 1, 1, 360),
-		rec(4100012, 9, 4500, 2, 2250, 128, 2400, 0, 2, 2, 1, 1, 1, 324),
-		rec(4100020, 12, 10800, 120, 2880, 640, 3600, 1, 3, 3, 2, 1, 5, 460),
-		rec(4100030, 17, 14400, 1800, 14427, 512, 14400, 0, 1, 1, 1, 1, 4, 23000000.0/14427/4),
-		rec(4100040, 21, 18000, 1, 42, 16, 7200, 0, 4, 4, 1, 3, 1, 0),
-		rec(4100050, 23, 21600, 30, 2110, 128, -1, 5, 5, 2, 1, 4, 1, 735000.0/2110),
-		rec(4100090, 31, 28800, 300, 45910, 2048, 172800, 0, 8, 3, 1, 1, 16, 420),
-		rec(4100100, 34, 36000, 4, 451.25, 128, 129600, 0, 9, 4, 1, 5, 1, 400),
-		rec(4100110, 36, 39600, 1800, 5400, 256, 23400, 5, 10, 2, 3, 6, 2, 175),
-		rec(4100120, 38, 64200, 2, 900, 128, 1800, 1, 11, 1, 1, 1, 1, 340),
-		rec(4100121, 40, 65400, 1, 600, 128, -1, 1, 11, 1, 1, 1, 1, 0),
-		rec(4100130, 41, 68400, 5, 1200, 128, 3600, 1, 2, 2, 1, 1, 1, 0),
+		rec(4100001, 2, 0, 5, 7200, 256, 93784, 1, 1, 1, 1, 1, 1, 2, 400),
+		rec(4100011, 6, 4500, 2, 1800, 128, 1800, 1, 2, 2, 2, 1, 1, 1, 360),
+		rec(4100012, 9, 4500, 2, 2250, 128, 2400, 0, 2, 2, 2, 1, 1, 1, 324),
+		rec(4100020, 12, 10800, 120, 2880, 640, 3600, 1, 3, 3, 3, 1, 2, 5, 460),
+		rec(4100030, 17, 14400, 1800, 14427, 512, 14400, 0, 1, 1, 1, 1, 1, 4, 23000000.0/14427/4),
+		rec(4100040, 21, 18000, 1, 42, 16, 7200, 0, 4, 4, 4, 2, 1, 1, 0),
+		rec(4100050, 23, 21600, 30, 2110, 128, -1, 5, 5, 2, 2, 3, 1, 1, 735000.0/2110),
+		rec(4100090, 31, 28800, 300, 45910, 2048, 172800, 0, 6, 3, 3, 1, 1, 16, 420),
+		rec(4100100, 34, 36000, 4, 451.25, 128, 129600, 0, 7, 4, 4, 4, 1, 1, 400),
+		rec(4100110, 36, 39600, 1800, 5400, 256, 23400, 5, 8, 2, 2, 5, 3, 2, 175),
+		rec(4100120, 38, 64200, 2, 900, 128, 1800, 1, 9, 1, 1, 1, 1, 1, 340),
+		rec(4100121, 40, 65400, 1, 600, 128, -1, 1, 9, 1, 1, 1, 1, 1, 0),
+		rec(4100130, 41, 68400, 5, 1200, 128, 3600, 1, 2, 2, 2, 1, 1, 1, 0),
+		rec(4100140, 43, 88200, 60, 7200, 256, 14400, 1, 1, 1, 5, 6, 2, 2, 400),
 	}
 	if !reflect.DeepEqual(tr.Records, want) {
 		for i := range max(len(want), len(tr.Records)) {
@@ -154,33 +157,40 @@ func TestReadSacctSample(t *testing.T) {
 	if tr.Header != wantHeader || tr.Name != path || tr.BadLines != 0 {
 		t.Errorf("header %+v name %q bad %d, want %+v", tr.Header, tr.Name, tr.BadLines, wantHeader)
 	}
-	wantStats := SacctStats{Lines: 41, JobLines: 18, StepLines: 23, HetFolded: 1, Jobs: 13,
-		DroppedPendingArray: 1, DroppedPending: 1, DroppedNotStarted: 1, DroppedUnfinished: 1,
-		NoTimelimit: 2, Measured: 10, EnergyShared: 1, EnergyNone: 2}
+	wantStats := SacctStats{Lines: 45, JobLines: 21, StepLines: 24, HetFolded: 1, Jobs: 14,
+		DroppedPendingArray: 1, DroppedPending: 1, DroppedNotStarted: 3, DroppedUnfinished: 1,
+		NoTimelimit: 2, Measured: 11, EnergyShared: 1, EnergyNone: 2}
 	if tr.Sacct.Stats != wantStats {
 		t.Errorf("stats\n got %+v\nwant %+v", tr.Sacct.Stats, wantStats)
 	}
-	names := SacctInfo{
-		Stats:      wantStats,
-		Users:      []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "kim"},
-		Groups:     []string{"chem", "phys", "climate", "bio"},
-		Partitions: []string{"compute", "gpu", "shared", "debug", "bigmem", "scavenger"},
-		QOS:        []string{"normal", "high", "low"},
-	}
+	// The names of the jobs kept, in order of first appearance among them:
+	// frank and grace have no job kept; the het job's partition is its
+	// leader's (compute), so gpu is first met on line 43.
+	names := SacctInfo{Stats: wantStats, Names: Names{
+		NameUser:      {"alice", "bob", "carol", "dave", "erin", "heidi", "ivan", "judy", "kim"},
+		NameGroup:     {"chem", "phys", "climate", "bio"},
+		NameAccount:   {"p-chem", "p-phys", "p-clim", "p-bio", "p-ml"},
+		NamePartition: {"compute", "shared", "debug", "bigmem", "scavenger", "gpu"},
+		NameQOS:       {"normal", "high", "low"},
+	}}
 	if !reflect.DeepEqual(*tr.Sacct, names) {
 		t.Errorf("names\n got %+v\nwant %+v", *tr.Sacct, names)
 	}
-	if got := tr.Sacct.Name(tr.Sacct.Users, tr.Records[3].User); got != "carol" {
+	n := &tr.Sacct.Names
+	if got := n.Name(NameUser, tr.Records[3].User); got != "carol" {
 		t.Errorf("user of the het job: %q", got)
 	}
-	if tr.Sacct.Name(tr.Sacct.Users, -1) != "" || tr.Sacct.Name(tr.Sacct.QOS, 4) != "" {
+	if n.Name(NameUser, -1) != "" || n.Name(NameQOS, 4) != "" || n.Name(NameQOS, 0) != "" {
 		t.Errorf("Name out of range")
+	}
+	if n.ID(NamePartition, "gpu") != 6 || n.ID(NamePartition, "gpux") != 0 || n.ID(NamePartition, "") != -1 {
+		t.Errorf("ID: %d %d %d", n.ID(NamePartition, "gpu"), n.ID(NamePartition, "gpux"), n.ID(NamePartition, ""))
 	}
 
 	// End to end: the cleaned jobs take their nodes from NNodes, not from
 	// CPUs, and carry the measured powers.
 	jobs, cs := Clean(tr, Cleaning{Cores: 128, Nodes: 16})
-	wantClean := CleanStats{Records: 13, Jobs: 13, WalltimeFromRuntime: 2, RuntimeCapped: 1, MeasuredPower: 10}
+	wantClean := CleanStats{Records: 14, Jobs: 14, WalltimeFromRuntime: 2, RuntimeCapped: 1, MeasuredPower: 11}
 	if cs != wantClean {
 		t.Errorf("clean stats %+v, want %+v", cs, wantClean)
 	}
@@ -196,7 +206,7 @@ func TestReadSacctSample(t *testing.T) {
 	if j := jobs[6]; j.Walltime != j.Runtime {
 		t.Errorf("unlimited job: walltime %v, run time %v", j.Walltime, j.Runtime)
 	}
-	if _, cs := Clean(tr, Cleaning{Cores: 128, Nodes: 8}); cs.DroppedWide != 1 || cs.MeasuredPower != 9 {
+	if _, cs := Clean(tr, Cleaning{Cores: 128, Nodes: 8}); cs.DroppedWide != 1 || cs.MeasuredPower != 10 {
 		t.Errorf("on 8 nodes: %+v", cs)
 	}
 
@@ -220,11 +230,11 @@ func TestReadSacctSample(t *testing.T) {
 		opt                          SacctOptions
 		measured, shared, unverified int
 	}{
-		{SacctOptions{Location: loc}, 0, 0, 11},
-		{SacctOptions{Location: loc, AssumeExclusive: true}, 11, 0, 0},
-		{SacctOptions{Location: loc, AssumeExclusive: true, CPUsPerNode: 64}, 11, 0, 0},
-		{SacctOptions{Location: loc, CPUsPerNode: 64}, 0, 11, 0},
-		{SacctOptions{Location: loc, CPUsPerNode: 16}, 1, 10, 0},
+		{SacctOptions{Location: loc}, 0, 0, 12},
+		{SacctOptions{Location: loc, AssumeExclusive: true}, 12, 0, 0},
+		{SacctOptions{Location: loc, AssumeExclusive: true, CPUsPerNode: 64}, 12, 0, 0},
+		{SacctOptions{Location: loc, CPUsPerNode: 64}, 0, 12, 0},
+		{SacctOptions{Location: loc, CPUsPerNode: 16}, 1, 11, 0},
 	} {
 		tr, err := OpenSacct(path, c.opt)
 		if err != nil {
@@ -377,13 +387,13 @@ func TestReadSacctCases(t *testing.T) {
 		{name: "case and order of names", in: "state|allocCPUs|ELAPSED|submit|jobid\nCOMPLETED|4|00:01:00|2024-01-01T00:00:00|9\n",
 			want: want{ids: []int64{9}, runtime: []float64{60}, nodes: []int{0}}},
 		{name: "missing columns", in: "JobID|JobName|State\n",
-			want: want{err: "x.txt:1:1: header: no Submit field, no Elapsed (or Start and End) field, no AllocCPUS (or NCPUS) field (for output without a header, give its format)"}},
+			want: want{err: "x.txt:1:1: header: no Submit field, no Elapsed (or Start and End) field, no AllocCPUS (or NCPUS) field (for `sacct --noheader` output, give its fields with SacctOptions.Format)"}},
 		{name: "a column twice", in: "JobID|Submit|Elapsed|NCPUS|jobid\n", want: want{err: "x.txt:1:28: header: JobID appears twice"}},
 		{name: "empty name", in: "JobID||Submit|Elapsed|NCPUS\n", want: want{err: "x.txt:1:7: header: field 2 has no name"}},
 		{name: "bad header even when skipping", opt: SacctOptions{SkipBadLines: true}, in: "JobID|State\n",
 			want: want{err: "x.txt:1:1: header: no Submit field"}},
 		{name: "data where the header should be", in: done("7", 0, "00:10:00", ""),
-			want: want{err: `x.txt:1:1: header: the first line is data (JobID "7"): for output without a header, give its format`}},
+			want: want{err: `x.txt:1:1: header: the first line is data (JobID "7"): for ` + "`sacct --noheader`" + ` output, give its fields with SacctOptions.Format`}},
 		{name: "format without header", opt: SacctOptions{Format: "JobID,Submit,Elapsed,NCPUS,NNodes"},
 			in:   "11|2024-01-01T00:00:00|00:05:00|16|2\n12|2024-01-01T00:01:00|00:06:00|8|1\n",
 			want: want{ids: []int64{11, 12}, runtime: []float64{300, 360}, nodes: []int{2, 1}}},
@@ -817,9 +827,6 @@ func TestReadSacctGenerated(t *testing.T) {
 			submit := base + rng.Int64N(86400*30)
 			wait := rng.Int64N(3600)
 			user := fmt.Sprintf("u%d", rng.IntN(5))
-			if _, ok := users[user]; !ok {
-				users[user] = len(users) + 1
-			}
 			kind := rng.IntN(10)
 			nparts := 1
 			if kind == 0 {
@@ -855,15 +862,20 @@ func TestReadSacctGenerated(t *testing.T) {
 					p.others = append(p.others, pick())
 				}
 			}
-			state := []string{"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 42", "PENDING", "RUNNING", "NEVER"}[rng.IntN(7)]
+			state := []string{"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 42", "PENDING", "RUNNING", "NEVER", "ENDED_PENDING"}[rng.IntN(8)]
 			start, end := stamp(submit+wait), ""
+			endedPending := false
 			switch state {
 			case "PENDING":
 				start, end = "Unknown", "Unknown"
 			case "NEVER":
 				state, start, end = "CANCELLED by 7", "None", stamp(submit+wait)
+			case "ENDED_PENDING":
+				// Ended while pending, as Slurm prints it: Start = End
+				// (= Submit when at once), no CPUs allocated.
+				state, start, end, endedPending = "CANCELLED by 7", stamp(submit+wait), stamp(submit+wait), true
 			}
-			kept := state != "PENDING" && state != "RUNNING" && start != "None"
+			kept := state != "PENDING" && state != "RUNNING" && start != "None" && !endedPending
 			var energy float64
 			var nodes, cpus int
 			wantID, jobLine := id, line+1
@@ -894,7 +906,11 @@ func TestReadSacctGenerated(t *testing.T) {
 				if !kept && state != "RUNNING" {
 					el = "00:00:00"
 				}
-				fmt.Fprintf(&b, "%s|%s|%s|part|%s|%s|%s|%s|%s|%d|%d|%s|%s\n", jid, raw, user, stamp(submit), start, pend, el, dur(p.limit), p.nodes, p.cpus, state, e)
+				cpusShown := p.cpus
+				if endedPending {
+					cpusShown = 0
+				}
+				fmt.Fprintf(&b, "%s|%s|%s|part|%s|%s|%s|%s|%s|%d|%d|%s|%s\n", jid, raw, user, stamp(submit), start, pend, el, dur(p.limit), p.nodes, cpusShown, state, e)
 				line++
 				st.JobLines++
 				if k > 0 {
@@ -972,9 +988,12 @@ func TestReadSacctGenerated(t *testing.T) {
 			} else {
 				st.EnergyNone++
 			}
+			if _, ok := users[user]; !ok {
+				users[user] = len(users) + 1
+			}
 			want = append(want, Record{ID: wantID, Line: jobLine, Submit: float64(submit), Wait: float64(wait), Runtime: float64(runtime),
 				AllocProcs: cpus, ReqProcs: -1, ReqTime: float64(limit), Status: status, User: users[user], Group: -1,
-				Queue: -1, Partition: 1, Nodes: nodes, Power: power})
+				Queue: -1, Partition: 1, Account: -1, QOS: -1, Nodes: nodes, Power: power})
 		}
 		for i := range want {
 			want[i].Submit -= float64(first)
@@ -1075,4 +1094,80 @@ func FuzzReadSacct(f *testing.F) {
 			t.Fatalf("one byte at a time:\n%+v %v\nwhole:\n%+v %v", tr2, err2, tr, err)
 		}
 	})
+}
+
+// Jobs Slurm ended while they were pending get a Start equal to their End
+// (the instant they were cancelled, refused or past their deadline: their
+// Submit when that was at once), an Elapsed of 0 and no CPUs allocated.
+// They never started: counted in DroppedNotStarted, not left to cleaning
+// as jobs whose run time is 0. A job that did start, and ended in the same
+// second, holds CPUs: it is read, and cleaning drops it for its run time.
+func TestReadSacctEndedPending(t *testing.T) {
+	const hdr = "JobID|JobIDRaw|User|Group|Account|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|NNodes|NCPUS|AllocCPUS|ReqCPUS|State|ConsumedEnergyRaw\n"
+	rows := []struct {
+		line    string
+		started bool
+	}{
+		// scancel at once: Start = End = Submit.
+		{"7001|7001|alice|chem|p-chem|gpu|normal|2024-05-02T10:00:00|2024-05-02T10:00:00|2024-05-02T10:00:00|00:00:00|01:00:00|1|0|0|128|CANCELLED by 1001|0", false},
+		// scancel after 42 minutes pending: Start = End = the cancel.
+		{"7002|7002|bob|phys|p-phys|compute|normal|2024-05-02T10:05:00|2024-05-02T10:47:13|2024-05-02T10:47:13|00:00:00|02:00:00|4|0|0|512|CANCELLED by 0|0", false},
+		// Past its deadline while pending.
+		{"7003|7003|bob|phys|p-phys|compute|normal|2024-05-02T11:00:00|2024-05-02T12:00:00|2024-05-02T12:00:00|00:00:00|02:00:00|1|0|0|128|DEADLINE|0", false},
+		// An array task cancelled while pending, listed on its own.
+		{"7010_4|7014|carol|bio|p-bio|compute|low|2024-05-02T11:30:00|2024-05-02T11:31:05|2024-05-02T11:31:05|00:00:00|00:30:00|1|0|0|128|CANCELLED by 1003|", false},
+		// Cancelled at once, printed with its requested CPUs.
+		{"7004|7004|dave|bio|p-bio|compute|normal|2024-05-02T13:00:00|2024-05-02T13:00:00|2024-05-02T13:00:00|00:00:00|01:00:00|1|128|128|128|CANCELLED by 1004|0", false},
+		// Started and cancelled within its first second: it ran.
+		{"7005|7005|erin|phys|p-phys|debug|normal|2024-05-02T14:00:00|2024-05-02T14:00:07|2024-05-02T14:00:07|00:00:00|00:10:00|1|128|128|128|CANCELLED by 1005|0", true},
+		// Failed within its first second: it ran.
+		{"7006|7006|erin|phys|p-phys|debug|normal|2024-05-02T14:10:00|2024-05-02T14:10:00|2024-05-02T14:10:00|00:00:00|00:10:00|1|128|128|128|FAILED|0", true},
+		// A job that ran an hour.
+		{"7007|7007|frank|chem|p-chem|compute|normal|2024-05-02T15:00:00|2024-05-02T15:00:02|2024-05-02T16:00:02|01:00:00|02:00:00|1|128|128|128|COMPLETED|0", true},
+	}
+	var in strings.Builder
+	in.WriteString(hdr)
+	var wantIDs []int64
+	notStarted := 0
+	for _, r := range rows {
+		in.WriteString(r.line + "\n")
+		if r.started {
+			id, _ := strconv.ParseInt(strings.Split(r.line, "|")[1], 10, 64)
+			wantIDs = append(wantIDs, id)
+		} else {
+			notStarted++
+		}
+	}
+	tr, err := readSacctString(in.String(), SacctOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSacct(t, tr, SacctOptions{})
+	var ids []int64
+	for _, r := range tr.Records {
+		ids = append(ids, r.ID)
+	}
+	if st := tr.Sacct.Stats; !reflect.DeepEqual(ids, wantIDs) || st.DroppedNotStarted != notStarted || st.Jobs != len(wantIDs) {
+		t.Errorf("read %v, want %v; stats %+v (want %d not started)", ids, wantIDs, st, notStarted)
+	}
+	// Only the users of the jobs read are named.
+	if got := tr.Sacct.Names[NameUser]; !reflect.DeepEqual(got, []string{"erin", "frank"}) {
+		t.Errorf("users %q", got)
+	}
+	_, cs := Clean(tr, Cleaning{Cores: 128})
+	if cs.DroppedRuntime != 2 || cs.Jobs != 1 {
+		t.Errorf("cleaning: %+v; want the two jobs that ran no time dropped for it", cs)
+	}
+
+	// Without Start and End, an Elapsed of 0 and no CPUs say the same.
+	tr, err = readSacctString("JobID|Submit|Elapsed|AllocCPUS|State\n"+
+		"8001|2024-05-02T10:00:00|00:00:00|0|CANCELLED by 7\n"+
+		"8002|2024-05-02T10:00:00|00:00:00|8|CANCELLED by 7\n"+
+		"8003|2024-05-02T10:00:00|00:10:00|8|COMPLETED\n", SacctOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := tr.Sacct.Stats; st.DroppedNotStarted != 1 || st.Jobs != 2 {
+		t.Errorf("without Start and End: %+v", st)
+	}
 }

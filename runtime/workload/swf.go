@@ -35,9 +35,13 @@ type Record struct {
 	Group      int     // field 13
 	Queue      int     // field 15
 	Partition  int     // field 16
-	Line       int     // 1-based line number in the file
-	Nodes      int     // nodes allocated, if the trace says (sacct NNodes); 0 = from procs
-	Power      float64 // measured mean power per node, W (sacct); 0 = none
+	// Account and QOS are Slurm accounting's (ReadSacct); SWF has
+	// neither, and leaves them 0.
+	Account int
+	QOS     int
+	Line    int     // 1-based line number in the file
+	Nodes   int     // nodes allocated, if the trace says (sacct NNodes); 0 = from procs
+	Power   float64 // measured mean power per node, W (sacct); 0 = none
 }
 
 // Trace is a parsed SWF file, or sacct output read by ReadSacct.
