@@ -736,18 +736,21 @@ func TestShippedScenarios(t *testing.T) {
 	}
 	for _, path := range examples {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			opts := compiler.Options{}
-			if testenv.DataDir() == "" {
-				// The examples name the shared data set by default; without
-				// it (a clone on its own), its files stand in as stubs.
-				opts.OpenData = func(p string) (io.ReadCloser, error) {
-					f, err := os.Open(p)
-					if err != nil && strings.Contains(filepath.ToSlash(p), "shared/data/") {
-						return stubData(nil)(p)
-					}
+			// The examples name the shared data set where it lies beside
+			// the repository; where it lies elsewhere ($PWRC_DATA) its files
+			// are read there, and without it (a clone on its own) they stand
+			// in as stubs.
+			opts := compiler.Options{OpenData: func(p string) (io.ReadCloser, error) {
+				f, err := os.Open(p)
+				_, rest, shared := strings.Cut(filepath.ToSlash(p), "shared/data/")
+				if err == nil || !shared {
 					return f, err
 				}
-			}
+				if d := testenv.DataDir(); d != "" {
+					return os.Open(filepath.Join(d, rest))
+				}
+				return stubData(nil)(p)
+			}}
 			res := compiler.Compile(path, opts)
 			if len(res.Diags) > 0 {
 				var b bytes.Buffer
